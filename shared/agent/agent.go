@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"encoding/json"
+)
+
+// HarnessBaton is the default harness kind: Baton's own Go harness (DESIGN "Words", Decision 2).
+const HarnessBaton = "baton"
+
+// Agent is a saved Agent (`object: "agent"`): configuration plus identity. CreatedAt and UpdatedAt are Unix seconds.
+// ProjectID binds it to the project of the API key that created it; it is never rendered.
+type Agent struct {
+	ID        string
+	ProjectID string
+	CreatedAt int64
+	UpdatedAt int64
+	Config    Config
+}
+
+// Config is an Agent's configuration, as saved and as frozen into a Session snapshot. Tools keeps every declaration
+// as the caller sent it after normalisation (spec/agents-api-rules.md §2.1: saved Agents keep every pinned
+// declaration). Members that are absent on the wire are zero here and render with their documented defaults.
+type Config struct {
+	Name         *string           `json:"name"`
+	Model        string            `json:"model"`
+	Instructions *string           `json:"instructions"`
+	Metadata     map[string]string `json:"metadata"`
+	Tools        []json.RawMessage `json:"tools"`
+	Text         json.RawMessage   `json:"text,omitempty"`
+	Reasoning    json.RawMessage   `json:"reasoning,omitempty"`
+	ServiceTier  string            `json:"service_tier,omitempty"`
+	MultiAgent   json.RawMessage   `json:"multi_agent,omitempty"`
+	Compaction   json.RawMessage   `json:"compaction,omitempty"`
+	Experimental json.RawMessage   `json:"experimental,omitempty"`
+	// XBaton is the x_baton extension (DESIGN Decision 1); nil when absent.
+	XBaton *Extension `json:"x_baton,omitempty"`
+}
+
+// Extension is the `x_baton` object: Baton's own settings on an Agent or a Session's inline agent
+// (DESIGN Decision 1). Harness "" means HarnessBaton.
+type Extension struct {
+	Harness       string          `json:"harness,omitempty"`
+	ModelProvider *ModelProvider  `json:"model_provider,omitempty"`
+	Script        json.RawMessage `json:"script,omitempty"`
+}
+
+// ModelProvider selects the model provider of the baton harness. APIKey is write-only: it is stored, given to the
+// runtime, and rendered only as APIKeyConfigured.
+type ModelProvider struct {
+	Protocol string `json:"protocol"`
+	Model    string `json:"model,omitempty"`
+	BaseURL  string `json:"base_url,omitempty"`
+	APIKey   string `json:"api_key,omitempty"`
+}
+
+// HarnessKind returns the harness kind the configuration selects, HarnessBaton by default.
+func (c Config) HarnessKind() string {
+	if c.XBaton == nil || c.XBaton.Harness == "" {
+		return HarnessBaton
+	}
+	return c.XBaton.Harness
+}
+
+// Snapshot is the immutable configuration a Session freezes at creation: the effective Config plus the id of the
+// saved Agent it came from ("" for a purely inline agent).
+type Snapshot struct {
+	AgentID string `json:"agent_id"`
+	Config  Config `json:"config"`
+}
+
+// Function is a function tool declaration as the harness needs it (seeds/000 "Functions").
+type Function struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Parameters   json.RawMessage `json:"parameters"`
+	DeferLoading bool            `json:"defer_loading"`
+}
+
+// Functions returns the function declarations of the configuration, in declaration order. Declarations that are
+// not functions, or that do not decode, are skipped: admission has already rejected malformed ones.
+func (c Config) Functions() []Function {
+	var out []Function
+	for _, raw := range c.Tools {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.Type != "function" {
+			continue
+		}
+		var f Function
+		if json.Unmarshal(raw, &f) == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// Engine is Baton's use-case layer. Create it with New; it is safe for concurrent use.
+type Engine struct {
+	store     Store
+	orch      Orchestrator
+	admission Admission
+	clock     func() time.Time
+	newID     func(prefix string) string
+	timeouts  Timeouts
+	// Counters counts engine-level operations for benchmarks (see Stats).
+	commits   atomic.Int64
+	conflicts atomic.Int64
+}
+
+// Options configures an Engine. Zero Clock means time.Now; zero NewID means random time-ordered ids; zero
+// Timeouts means DefaultTimeouts.
+type Options struct {
+	Store        Store
+	Orchestrator Orchestrator
+	Admission    Admission
+	Clock        func() time.Time
+	NewID        func(prefix string) string
+	Timeouts     Timeouts
+}
+
+// DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
+var DefaultTimeouts = Timeouts{RunSeconds: 3600, HeartbeatSeconds: 60, AwaitSeconds: 86400}
+
+// New returns an Engine on the given ports. Store is required; Orchestrator is required for anything that starts,
+// resumes or stops turns; Admission nil admits every configuration.
+func New(o Options) *Engine {
+	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts}
+	if e.clock == nil {
+		e.clock = time.Now
+	}
+	if e.newID == nil {
+		e.newID = NewID
+	}
+	if e.timeouts == (Timeouts{}) {
+		e.timeouts = DefaultTimeouts
+	}
+	return e
+}
+
+// Stats are the engine's own counters since start: committed transactions and optimistic-concurrency retries.
+type Stats struct {
+	Commits   int64 `json:"commits"`
+	Conflicts int64 `json:"conflicts"`
+}
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats {
+	return Stats{Commits: e.commits.Load(), Conflicts: e.conflicts.Load()}
+}
+
+// NewID returns prefix + "_" + 12 hex digits of the Unix time in milliseconds + 16 random hex digits, so ids of one
+// prefix sort by creation time.
+func NewID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s_%012x%s", prefix, time.Now().UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+// HashKey returns the SHA-256 hex digest under which an API key is stored (keys are never stored in clear).
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// Authenticate returns the project of a bearer API key, or ErrUnauthenticated.
+func (e *Engine) Authenticate(ctx context.Context, apiKey string) (string, error) {
+	apiKey = strings.TrimSpace(apiKey)
+	if apiKey == "" {
+		return "", ErrUnauthenticated
+	}
+	p, err := e.store.ProjectForKey(ctx, HashKey(apiKey))
+	if err != nil {
+		if isNotFound(err) {
+			return "", ErrUnauthenticated
+		}
+		return "", err
+	}
+	return p, nil
+}
+
+// ProvisionKey binds apiKey to projectID (idempotent). Used by the admin API and by the local launcher.
+func (e *Engine) ProvisionKey(ctx context.Context, projectID, apiKey string) error {
+	return e.store.PutProjectKey(ctx, projectID, HashKey(apiKey))
+}
+
+// itemID returns an item id that embeds the item's session sequence so cursors can be resolved:
+// prefix + "_" + 12 decimal digits of seq + 8 random hex digits.
+func itemID(prefix string, seq int64) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s_%012d%s", prefix, seq, hex.EncodeToString(b[:]))
+}
+
+// eventID returns "evt_" + 12 decimal digits of the event's session sequence + 8 random hex digits.
+func eventID(seq int64) string { return itemID("evt", seq) }
+
+// SeqOfID extracts the session sequence embedded by itemID/eventID; ok is false for any other string.
+func SeqOfID(id string) (int64, bool) {
+	i := strings.IndexByte(id, '_')
+	if i < 0 || len(id) < i+1+12 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range id[i+1 : i+13] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, n > 0
+}
+
+func (e *Engine) now() int64 { return e.clock().Unix() }
+
+var _ = session.StatusIdle

@@ -1,0 +1,291 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// PostEvents admits an ordered batch of input events to a Session atomically (spec/agents-api-rules.md §1.4, §4):
+// either every event is stored in one transaction or nothing is. Messages start a new root Turn (one per batch;
+// later messages of the batch join it); tool results answer pending calls; cancel cancels the active Turn.
+//
+// Tool results follow the "Results" table of seeds/000: an identical retry is accepted (also after the Turn ended),
+// a different result for an answered call is 409 conflict_error, the first result after a cancel is 409, an unknown
+// call or a call of another Turn is 400 "Unknown pending tool call: <call_id>", and a foreign Session is
+// ErrNotFound. The write that answers the last pending call tries the resume claim (DESIGN Decision 7).
+//
+// With idemKey set (the caller's Idempotency-Key), a repeat with the same requestHash is accepted without effect;
+// with another hash it is 409 idempotency_conflict.
+func (e *Engine) PostEvents(ctx context.Context, projectID, sessionID string, inputs []session.Input, idemKey, requestHash string) error {
+	scoped := ""
+	if idemKey != "" {
+		scoped = fmt.Sprintf("%s#events:%s#%s", projectID, sessionID, idemKey)
+	}
+	for attempt := 0; ; attempt++ {
+		eff, err := e.postEventsOnce(ctx, projectID, sessionID, inputs, scoped, requestHash)
+		if isConflict(err) && attempt < maxCommitAttempts {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		e.afterInput(ctx, eff)
+		return nil
+	}
+}
+
+// effects are what must happen after an input commit: start a turn, try a resume, stop an execution.
+type effects struct {
+	start  *session.Turn
+	resume *session.Turn
+	stop   *session.Turn
+}
+
+func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string, inputs []session.Input, scoped, hash string) (effects, error) {
+	var eff effects
+	s, err := e.GetSession(ctx, projectID, sessionID)
+	if err != nil {
+		return eff, err
+	}
+	if scoped != "" {
+		rec, err := e.store.GetIdempotency(ctx, scoped)
+		switch {
+		case err == nil && rec.RequestHash == hash:
+			return eff, nil
+		case err == nil:
+			return eff, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
+		case !isNotFound(err):
+			return eff, err
+		}
+	}
+	if len(inputs) == 0 {
+		return eff, nil
+	}
+
+	// Load what the batch refers to: the active turn, and every call and stored result it names.
+	var callIDs []string
+	for _, in := range inputs {
+		if in.ToolResult != nil {
+			callIDs = append(callIDs, in.ToolResult.CallID)
+		}
+	}
+	calls, results := map[string]session.Call{}, map[string]session.ToolResult{}
+	if len(callIDs) > 0 {
+		if calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
+			return eff, err
+		}
+		if results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
+			return eff, err
+		}
+	}
+	turns := map[string]*session.Turn{}
+	loadTurn := func(id string) (*session.Turn, error) {
+		if t, ok := turns[id]; ok {
+			return t, nil
+		}
+		t, err := e.store.GetTurn(ctx, sessionID, id)
+		if err != nil {
+			return nil, err
+		}
+		turns[id] = &t
+		return &t, nil
+	}
+	var active *session.Turn
+	if s.ActiveTurnID != "" {
+		if active, err = loadTurn(s.ActiveTurnID); err != nil {
+			return eff, err
+		}
+	}
+
+	c := Commit{}
+	w := newWriter(&s)
+	sessionChanged := false
+	changedTurns := map[string]bool{}
+	var newTurn, cancelledNew *session.Turn
+	for _, in := range inputs {
+		switch in.Type {
+		case session.InputToolResult:
+			r := *in.ToolResult
+			call, ok := calls[r.CallID]
+			if !ok || call.TurnID != r.TurnID {
+				return eff, UnknownPendingCall(r.CallID)
+			}
+			if prev, ok := results[r.CallID]; ok {
+				if prev.Identity() == r.Identity() {
+					continue // identical retry: accepted, no second application
+				}
+				return eff, conflict(CodeConflictError, MessageDifferentResult)
+			}
+			t, err := loadTurn(call.TurnID)
+			if err != nil {
+				return eff, err
+			}
+			if t.Status != session.TurnWaiting || t.CancelRequested || call.Round != t.Round || slices.Contains(t.Answered, r.CallID) {
+				return eff, conflict(CodeConflictError, MessageTurnNotAccepting)
+			}
+			results[r.CallID] = r
+			c.Results = append(c.Results, r)
+			t.Answered = append(t.Answered, r.CallID)
+			changedTurns[t.ID] = true
+			if allAnswered(*t) {
+				eff.resume = t
+			}
+		case session.InputMessage:
+			if newTurn != nil {
+				it := session.Item{Type: session.ItemMessage, TurnID: newTurn.ID, Role: "user", Status: session.ItemCompleted, Content: in.Message}
+				it = w.item("msg", it)
+				w.event(session.EventItemAdded, newTurn.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
+				continue
+			}
+			if active != nil && !active.Status.Terminal() {
+				return eff, conflict(CodeConflictError, MessageSessionBusy)
+			}
+			newTurn = e.openTurn(&s, w, [][]session.ContentPart{in.Message})
+			active = newTurn
+			sessionChanged = true
+		case session.InputCancel:
+			if active == nil || active.Status.Terminal() {
+				continue // nothing to cancel: a no-op
+			}
+			e.cancelTurn(&s, w, active)
+			changedTurns[active.ID] = true
+			sessionChanged = true
+			if active == newTurn {
+				// Cancelled before it was ever started: nothing to stop, nothing to start.
+				cancelledNew, newTurn = newTurn, nil
+			} else {
+				eff.stop = active
+			}
+			if eff.resume == active {
+				eff.resume = nil
+			}
+		default:
+			return eff, invalid("events", "Unsupported input event type.")
+		}
+	}
+
+	if sessionChanged || len(w.events) > 0 || len(w.items) > 0 {
+		c.Session, c.SessionVersion = &s, s.Version
+	}
+	c.Items, c.Events = w.items, w.events
+	for id := range changedTurns {
+		t := turns[id]
+		if t == nil { // a turn opened and cancelled in this batch
+			continue
+		}
+		c.Turns = append(c.Turns, TurnWrite{Turn: *t, Version: t.Version})
+	}
+	if newTurn != nil {
+		c.Turns = append(c.Turns, TurnWrite{Turn: *newTurn, Unstarted: true})
+		eff.start = newTurn
+	}
+	if cancelledNew != nil {
+		// The batch opened and cancelled a turn: write it once, already cancelled, never started.
+		c.Turns = append(c.Turns, TurnWrite{Turn: *cancelledNew})
+	}
+	if scoped != "" {
+		c.Idempotency = &Idempotency{Key: scoped, RequestHash: hash, CreatedAt: e.now()}
+	}
+	if c.Session == nil && len(c.Turns) == 0 && len(c.Results) == 0 && c.Idempotency == nil {
+		return eff, nil // only identical retries and no-op cancels
+	}
+	if err := e.commit(ctx, c); err != nil {
+		return effects{}, err
+	}
+	return eff, nil
+}
+
+func allAnswered(t session.Turn) bool {
+	for _, id := range t.PendingCalls {
+		if !slices.Contains(t.Answered, id) {
+			return false
+		}
+	}
+	return len(t.PendingCalls) > 0
+}
+
+// cancelTurn ends the active turn as cancelled: an interim session.in_progress, turn.cancelled, session.idle
+// (spec/agents-api-rules.md §2.6 "Cancel while waiting"); pending actions disappear.
+func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn) {
+	now := e.now()
+	t.Status = session.TurnCancelled
+	t.CancelRequested = true
+	t.CompletedAt = &now
+	s.RequiredActions = nil
+	s.Status = session.StatusInProgress
+	w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = *s })
+	e.accountUsage(s, t)
+	w.event(session.EventTurnCancelled, t.ID, func(m map[string]any) { m["turn"] = *t; m["usage"] = t.Usage })
+	s.Status = session.StatusIdle
+	s.ActiveTurnID = ""
+	s.LastActiveAt = now
+	w.event(session.EventSessionIdle, "", func(m map[string]any) { m["session"] = *s })
+}
+
+// accountUsage folds a finished root Turn's usage into the Session's: the sum while every Turn has known usage,
+// null forever after one without (spec/agents-api-rules.md §2.2).
+func (e *Engine) accountUsage(s *session.Session, t *session.Turn) {
+	if t.Usage == nil || s.UsageUnknown {
+		s.UsageUnknown = true
+		s.Usage = nil
+		return
+	}
+	sum := session.Usage{}
+	if s.Usage != nil {
+		sum = *s.Usage
+	}
+	sum.InputTokens += t.Usage.InputTokens
+	sum.OutputTokens += t.Usage.OutputTokens
+	s.Usage = &sum
+}
+
+func (e *Engine) afterInput(ctx context.Context, eff effects) {
+	if eff.start != nil {
+		e.startTurn(ctx, *eff.start)
+	}
+	if eff.resume != nil {
+		if err := e.tryResume(ctx, eff.resume.SessionID, eff.resume.ID); err != nil {
+			slog.ErrorContext(ctx, "resume turn", "session_id", eff.resume.SessionID, "turn_id", eff.resume.ID, "err", err)
+		}
+	}
+	if eff.stop != nil && e.orch != nil {
+		arn := eff.stop.ExecutionARN
+		if arn == "" {
+			if t, err := e.store.GetTurn(ctx, eff.stop.SessionID, eff.stop.ID); err == nil {
+				arn = t.ExecutionARN
+			}
+		}
+		if arn != "" {
+			if err := e.orch.StopTurn(ctx, arn, "cancelled by the caller"); err != nil {
+				slog.ErrorContext(ctx, "stop cancelled turn", "turn_id", eff.stop.ID, "err", err)
+			}
+		}
+	}
+}
+
+// tryResume claims the resume of a waiting turn whose current round is fully answered and whose task token is
+// stored, and sends the token. Whichever of Park and the completing tool-result write comes second wins the claim;
+// the claim is a versioned write, so exactly one caller sends SendTaskSuccess (DESIGN Decision 7).
+func (e *Engine) tryResume(ctx context.Context, sessionID, turnID string) error {
+	for attempt := 0; ; attempt++ {
+		t, err := e.store.GetTurn(ctx, sessionID, turnID)
+		if err != nil {
+			return err
+		}
+		if t.Status != session.TurnWaiting || t.CancelRequested || t.TokenRound != t.Round || t.ResumedRound >= t.Round || !allAnswered(t) {
+			return nil // not ready yet, or someone else claimed it
+		}
+		t.ResumedRound = t.Round
+		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
+			if isConflict(err) && attempt < maxCommitAttempts {
+				continue
+			}
+			return err
+		}
+		return e.orch.Resume(ctx, t.TaskToken)
+	}
+}

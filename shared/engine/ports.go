@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/session"
+)
+
+// Page selects one page of a list: After is the id of the last element of the previous page ("" = from the
+// start), Limit 1..100, Order "asc" or "desc" (by creation).
+type Page struct {
+	After string
+	Limit int
+	Order string
+}
+
+// Store is the durable state the engine needs. Implemented by store/dynamo. Every method that writes is
+// conditional and returns ErrConflict (wrapped) when a condition fails; reads of a missing record return
+// ErrNotFound (wrapped).
+type Store interface {
+	// ProjectForKey returns the project an API key (given as the SHA-256 hex of the key) belongs to.
+	ProjectForKey(ctx context.Context, keyHash string) (string, error)
+	// PutProjectKey binds a key hash to a project, creating the project if needed (idempotent).
+	PutProjectKey(ctx context.Context, projectID, keyHash string) error
+
+	CreateAgent(ctx context.Context, a agent.Agent) error
+	GetAgent(ctx context.Context, agentID string) (agent.Agent, error)
+	// ReplaceAgent overwrites an existing, non-deleted agent.
+	ReplaceAgent(ctx context.Context, a agent.Agent) error
+	DeleteAgent(ctx context.Context, projectID, agentID string) error
+	ListAgents(ctx context.Context, projectID string, p Page) ([]agent.Agent, bool, error)
+
+	// GetSession returns the session META and its snapshot.
+	GetSession(ctx context.Context, sessionID string) (session.Session, error)
+	ListSessions(ctx context.Context, projectID, agentID string, p Page) ([]session.Session, bool, error)
+	GetTurn(ctx context.Context, sessionID, turnID string) (session.Turn, error)
+	ListTurns(ctx context.Context, sessionID string, p Page) ([]session.Turn, bool, error)
+	// ListItems lists a session's items by seq; turnID "" means every turn.
+	ListItems(ctx context.Context, sessionID, turnID string, p Page) ([]session.Item, bool, error)
+	// ItemsOfSession returns every item of a session in seq order (the harness's history).
+	ItemsOfSession(ctx context.Context, sessionID string) ([]session.Item, error)
+	// EventsAfter returns up to limit committed events with Seq > after, in order.
+	EventsAfter(ctx context.Context, sessionID string, after int64, limit int) ([]session.Event, error)
+	GetCalls(ctx context.Context, sessionID string, callIDs []string) (map[string]session.Call, error)
+	GetResults(ctx context.Context, sessionID string, callIDs []string) (map[string]session.ToolResult, error)
+	GetIdempotency(ctx context.Context, key string) (Idempotency, error)
+	// UnstartedTurns lists turns written but whose execution was not confirmed started.
+	UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error)
+
+	// MarkStarted records that a turn's execution started (clears the reconciler mark); idempotent.
+	MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error
+
+	// Commit applies c atomically (one transaction) or not at all.
+	Commit(ctx context.Context, c Commit) error
+
+	PutRuntime(ctx context.Context, r RuntimeInfo) error
+	ListRuntimes(ctx context.Context) ([]RuntimeInfo, error)
+}
+
+// Commit is one atomic change. Session (when set) replaces the session META on condition that its stored version
+// equals SessionVersion (0 = the session must not exist yet); the stored version becomes SessionVersion+1.
+// Snapshot is written only with a new session. Each TurnWrite does the same for a turn. Items, Events, Calls,
+// Results and Idempotency are created and must not exist (Items with Replace overwrite the item of that seq).
+type Commit struct {
+	Session        *session.Session
+	SessionVersion int64
+	Turns          []TurnWrite
+	Items          []ItemWrite
+	Events         []session.Event
+	Calls          []session.Call
+	Results        []session.ToolResult
+	Idempotency    *Idempotency
+}
+
+// TurnWrite replaces a turn if its stored version equals Version (0 = create). Unstarted marks the turn for the
+// reconciler (its execution is not yet confirmed started).
+type TurnWrite struct {
+	Turn      session.Turn
+	Version   int64
+	Unstarted bool
+}
+
+// ItemWrite writes an item of its session; Replace allows overwriting the item with the same seq.
+type ItemWrite struct {
+	SessionID string
+	Item      session.Item
+	Replace   bool
+}
+
+// Idempotency is the stored outcome of a request made with an Idempotency-Key: Key is the full scoped key,
+// RequestHash identifies the request body, Response the resource id (session create) or "" (events).
+type Idempotency struct {
+	Key         string
+	RequestHash string
+	Response    string
+	CreatedAt   int64
+}
+
+// Orchestrator runs turns on the state machine (implemented by orchestration/sfn).
+type Orchestrator interface {
+	// StartTurn starts the execution named after the turn; starting an already-started turn with the same input
+	// succeeds and returns the same execution ARN.
+	StartTurn(ctx context.Context, in TurnExecution) (string, error)
+	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}).
+	Resume(ctx context.Context, taskToken string) error
+	// StopTurn stops a turn's execution; stopping a finished one is not an error.
+	StopTurn(ctx context.Context, executionARN, cause string) error
+}
+
+// TurnExecution is the state machine input for one turn (docs/internals.md "The turn state machine").
+type TurnExecution struct {
+	SessionID string   `json:"session_id"`
+	TurnID    string   `json:"turn_id"`
+	Harness   string   `json:"harness"`
+	Timeouts  Timeouts `json:"timeouts"`
+}
+
+// Timeouts of a turn's tasks, in seconds.
+type Timeouts struct {
+	RunSeconds       int `json:"run_seconds"`
+	HeartbeatSeconds int `json:"heartbeat_seconds"`
+	AwaitSeconds     int `json:"await_seconds"`
+}
+
+// Admission qualifies a Session's effective configuration for execution before anything is written
+// (seeds/000 "Admission"). It returns an *Error (400 unsupported_or_invalid_configuration or
+// invalid_request_error) to reject.
+type Admission interface {
+	AdmitSession(cfg agent.Config) error
+}
+
+// RuntimeInfo is a harness runtime's registration: what kind it hosts, what it advertises, when it last
+// heartbeated (Unix seconds) and until when the registration counts as live.
+type RuntimeInfo struct {
+	ID           string   `json:"id"`
+	Kind         string   `json:"kind"`
+	Capabilities []string `json:"capabilities"`
+	Version      string   `json:"version"`
+	StartedAt    int64    `json:"started_at"`
+	HeartbeatAt  int64    `json:"heartbeat_at"`
+	ExpiresAt    int64    `json:"expires_at"`
+}
+
+// RawObject is a decoded JSON object whose members keep their original bytes.
+type RawObject map[string]json.RawMessage

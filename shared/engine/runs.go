@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// ErrTurnNotRunnable: the turn is terminal or cancelled, so a harness must not (or no longer) work on it. A runtime
+// fails its task with the ASL error name Baton.TurnNotRunnable; Settle then keeps the turn's terminal state.
+var ErrTurnNotRunnable = errors.New("turn is not runnable")
+
+// Run is a harness's handle on one activity task of a turn: the Session (with its frozen snapshot), the Turn, and
+// the history the model sees. Its methods append output durably, each in one transaction, and fail with
+// ErrTurnNotRunnable once the turn was cancelled or ended.
+type Run struct {
+	e       *Engine
+	Session session.Session
+	Turn    session.Turn
+	// History is every item of the Session in order, including the function_call_output items this run applied.
+	History []session.Item
+	// Resumed is true when this run continues a turn after its function results arrived.
+	Resumed bool
+	texts   map[string]string
+	indexes map[string]int
+}
+
+// PendingCall is a function call the model made, for RequestCalls. Arguments is a JSON value (an object for
+// well-formed calls).
+type PendingCall struct {
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// BeginRun starts (or, after its results arrived, resumes) a turn for a harness. Starting moves a queued turn to
+// in_progress (event turn.in_progress). Resuming applies the stored tool results: one function_call_output item
+// and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
+// (spec/agents-api-rules.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
+func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
+	for attempt := 0; ; attempt++ {
+		r, err := e.beginRunOnce(ctx, sessionID, turnID)
+		if isConflict(err) && attempt < maxCommitAttempts {
+			continue
+		}
+		return r, err
+	}
+}
+
+func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*Run, error) {
+	s, err := e.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.store.GetTurn(ctx, sessionID, turnID)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status.Terminal() || t.CancelRequested || s.ActiveTurnID != t.ID {
+		return nil, ErrTurnNotRunnable
+	}
+	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
+	w := newWriter(&s)
+	now := e.now()
+	switch t.Status {
+	case session.TurnQueued:
+		t.Status = session.TurnInProgress
+		t.StartedAt = &now
+		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
+	case session.TurnWaiting:
+		if t.ResumedRound != t.Round || !allAnswered(t) {
+			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
+		}
+		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range t.PendingCalls {
+			r := results[id]
+			status := session.ItemCompleted
+			if !r.Success {
+				status = session.ItemFailed
+			}
+			it := session.Item{Type: session.ItemFunctionCallOutput, TurnID: t.ID, CallID: id, Output: r.Output, Error: r.Error, Status: status}
+			it = w.item("fco", it)
+			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
+		}
+		t.Status = session.TurnInProgress
+		s.Status = session.StatusInProgress
+		s.RequiredActions = nil
+		w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = s })
+		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
+		run.Resumed = true
+	case session.TurnInProgress:
+		// A retried activity task of a turn no harness applied output to yet: continue without new events.
+	}
+	if len(w.events) > 0 {
+		s.LastActiveAt = now
+		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
+		if err := e.commit(ctx, c); err != nil {
+			return nil, err
+		}
+		s.Version++
+		t.Version++
+	}
+	hist, err := e.store.ItemsOfSession(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	run.Session, run.Turn, run.History = s, t, hist
+	return run, nil
+}
+
+// apply runs one output change against fresh copies of the session and turn, retrying on conflicts; change
+// returns false to write nothing.
+func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
+	e := r.e
+	for attempt := 0; ; attempt++ {
+		s, t := r.Session, r.Turn
+		if attempt > 0 {
+			var err error
+			if s, err = e.store.GetSession(ctx, r.Session.ID); err != nil {
+				return err
+			}
+			if t, err = e.store.GetTurn(ctx, r.Session.ID, r.Turn.ID); err != nil {
+				return err
+			}
+		}
+		if t.Status.Terminal() || t.CancelRequested {
+			return ErrTurnNotRunnable
+		}
+		w := newWriter(&s)
+		if err := change(&s, &t, w); err != nil {
+			return err
+		}
+		s.LastActiveAt = e.now()
+		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events, Calls: w.calls}
+		err := e.commit(ctx, c)
+		if isConflict(err) && attempt < maxCommitAttempts {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.Version++
+		t.Version++
+		r.Session, r.Turn = s, t
+		for _, iw := range w.items {
+			if !iw.Replace {
+				r.History = append(r.History, iw.Item)
+			} else {
+				for i := range r.History {
+					if r.History[i].Seq == iw.Item.Seq {
+						r.History[i] = iw.Item
+					}
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// StartMessage opens an assistant message with the given phase (PhaseFinalAnswer or PhaseCommentary): the item
+// (in_progress, empty content) and its output_text part, with events item.added and content_part.added. Returns the
+// item id for AppendText and FinishMessage.
+func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
+	var id string
+	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		idx := t.OutputCount
+		t.OutputCount++
+		ph := phase
+		it := w.item("msg", session.Item{Type: session.ItemMessage, TurnID: t.ID, Role: "assistant", Phase: &ph, Status: session.ItemInProgress})
+		it.OutputIndex = &idx
+		w.items[len(w.items)-1].Item = it
+		id = it.ID
+		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		w.event(session.EventContentPartAdded, t.ID, func(m map[string]any) {
+			m["item_id"] = it.ID
+			m["output_index"] = idx
+			m["content_index"] = 0
+			m["part"] = session.ContentPart{Type: "output_text"}
+		})
+		return nil
+	})
+	if err == nil {
+		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
+	}
+	return id, err
+}
+
+// AppendText emits one output_text.delta of an open message.
+func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
+	idx, ok := r.indexes[itemID]
+	if !ok {
+		return fmt.Errorf("append text: message %s is not open in this run", itemID)
+	}
+	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
+			m["item_id"] = itemID
+			m["output_index"] = idx
+			m["content_index"] = 0
+			m["delta"] = delta
+		})
+		return nil
+	})
+	if err == nil {
+		r.texts[itemID] += delta
+	}
+	return err
+}
+
+// FinishMessage completes an open message with its whole text: output_text.done, content_part.done and item.done,
+// and stores the item completed. text replaces the deltas (spec/agents-api-rules.md §2.6).
+func (r *Run) FinishMessage(ctx context.Context, itemID, text string) error {
+	idx, ok := r.indexes[itemID]
+	if !ok {
+		return fmt.Errorf("finish message: message %s is not open in this run", itemID)
+	}
+	var item session.Item
+	for _, it := range r.History {
+		if it.ID == itemID {
+			item = it
+		}
+	}
+	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		it := item
+		it.Status = session.ItemCompleted
+		it.Content = []session.ContentPart{{Type: "output_text", Text: text}}
+		w.replace(it)
+		base := func(m map[string]any) { m["item_id"] = itemID; m["output_index"] = idx; m["content_index"] = 0 }
+		w.event(session.EventOutputTextDone, t.ID, func(m map[string]any) { base(m); m["text"] = text })
+		w.event(session.EventContentPartDone, t.ID, func(m map[string]any) { base(m); m["part"] = it.Content[0] })
+		w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		return nil
+	})
+}
+
+// RecordUsage adds token usage measured by the harness to the turn (no event).
+func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
+	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		sum := u
+		if t.Usage != nil {
+			sum.InputTokens += t.Usage.InputTokens
+			sum.OutputTokens += t.Usage.OutputTokens
+		}
+		t.Usage = &sum
+		return nil
+	})
+}
+
+// RequestCalls parks the turn on function calls the model made, in call order. In one transaction it stores the
+// calls (so tool results are admitted from then on), moves the turn to waiting with a new round, appends one
+// function_call item per call (events item.added then item.done each) and sets the Session to requires_action
+// with the calls as required actions (event requires_action) — the calls are durable before any event shows them
+// (DESIGN Decision 7). Returns the new round for the activity output.
+func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error) {
+	if len(calls) == 0 {
+		return 0, errors.New("request calls: no calls")
+	}
+	var round int
+	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		t.Round++
+		round = t.Round
+		t.PendingCalls = nil
+		t.Status = session.TurnWaiting
+		s.RequiredActions = nil
+		for _, pc := range calls {
+			idx := t.OutputCount
+			t.OutputCount++
+			args := pc.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			it := w.item("fc", session.Item{Type: session.ItemFunctionCall, TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: args, Status: session.ItemCompleted})
+			it.OutputIndex = &idx
+			w.items[len(w.items)-1].Item = it
+			added := it
+			added.Status = session.ItemInProgress
+			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = added; m["output_index"] = idx })
+			w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+			w.calls = append(w.calls, session.Call{CallID: pc.CallID, TurnID: t.ID, Round: round, Name: pc.Name, Arguments: args, ItemID: it.ID})
+			t.PendingCalls = append(t.PendingCalls, pc.CallID)
+			s.RequiredActions = append(s.RequiredActions, session.RequiredAction{Type: "function_call", TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: args})
+		}
+		t.CallsTotal += len(calls)
+		s.Status = session.StatusRequiresAction
+		w.event(session.EventSessionRequiresAction, "", func(m map[string]any) { m["session"] = *s })
+		return nil
+	})
+	return round, err
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/session"
+)
+
+// NewSession is a Session creation request after protocol validation (spec/agents-api-wire.md §3.4).
+// Inline holds the members of an inline `agent` object; each one replaces the saved Agent's member whole
+// (`tools: null` clears). Input holds the initial user messages (none = an idle Session, DESIGN Decision 3).
+// IdempotencyKey "" means none; RequestHash identifies the request for idempotent replays.
+type NewSession struct {
+	AgentID        string
+	Inline         RawObject
+	Environment    json.RawMessage
+	Input          [][]session.ContentPart
+	Metadata       map[string]string
+	VaultIDs       []string
+	IdempotencyKey string
+	RequestHash    string
+}
+
+// maxCommitAttempts bounds optimistic-concurrency retries of one operation.
+const maxCommitAttempts = 50
+
+// ResolveConfig returns the effective configuration of a new Session: the saved Agent's configuration (if
+// AgentID is set) with the inline members replacing it whole. It returns ErrNotFound for a missing or foreign
+// Agent and a 400 *Error when the result has no model.
+func (e *Engine) ResolveConfig(ctx context.Context, projectID string, req NewSession) (agent.Snapshot, error) {
+	base := RawObject{}
+	snap := agent.Snapshot{}
+	if req.AgentID != "" {
+		a, err := e.GetAgent(ctx, projectID, req.AgentID)
+		if err != nil {
+			return agent.Snapshot{}, err
+		}
+		snap.AgentID = a.ID
+		b, err := json.Marshal(a.Config)
+		if err != nil {
+			return agent.Snapshot{}, fmt.Errorf("encode saved agent %s: %w", a.ID, err)
+		}
+		if err := json.Unmarshal(b, &base); err != nil {
+			return agent.Snapshot{}, fmt.Errorf("decode saved agent %s: %w", a.ID, err)
+		}
+	}
+	for k, v := range req.Inline {
+		base[k] = v
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		return agent.Snapshot{}, fmt.Errorf("encode effective agent: %w", err)
+	}
+	if err := json.Unmarshal(b, &snap.Config); err != nil {
+		return agent.Snapshot{}, invalid("agent", "Invalid agent configuration.")
+	}
+	if snap.Config.Model == "" {
+		return agent.Snapshot{}, invalid("agent.model", "Missing required parameter: 'agent.model'.")
+	}
+	// A Session's snapshot never carries saved-Agent metadata (spec/agents-api-rules.md §2.2).
+	snap.Config.Metadata = nil
+	return snap, nil
+}
+
+// CreateSession resolves the configuration, admits it for execution, and writes the Session — with its first
+// Turn when Input is set — in one transaction, then starts the Turn's execution. Nothing is written when
+// admission rejects. With an IdempotencyKey, a repeat of the same request returns the original Session
+// (replayed = true) and starts nothing; the same key with a different request is 409 idempotency_conflict.
+func (e *Engine) CreateSession(ctx context.Context, projectID string, req NewSession) (s session.Session, replayed bool, err error) {
+	idemKey := ""
+	if req.IdempotencyKey != "" {
+		idemKey = fmt.Sprintf("%s#session_create#%s", projectID, req.IdempotencyKey)
+		if s, ok, err := e.replaySessionCreate(ctx, projectID, idemKey, req.RequestHash); ok || err != nil {
+			return s, ok, err
+		}
+	}
+	snap, err := e.ResolveConfig(ctx, projectID, req)
+	if err != nil {
+		return session.Session{}, false, err
+	}
+	if e.admission != nil {
+		if err := e.admission.AdmitSession(snap.Config); err != nil {
+			return session.Session{}, false, err
+		}
+	}
+	now := e.now()
+	s = session.Session{
+		ID:           e.newID("sess"),
+		ProjectID:    projectID,
+		CreatedAt:    now,
+		LastActiveAt: now,
+		Status:       session.StatusIdle,
+		Snapshot:     snap,
+		Environment:  req.Environment,
+		Metadata:     req.Metadata,
+		VaultIDs:     req.VaultIDs,
+	}
+	c := Commit{Session: &s}
+	w := newWriter(&s)
+	w.event(session.EventSessionCreated, "", func(m map[string]any) { m["session"] = s })
+	var turn *session.Turn
+	if len(req.Input) > 0 {
+		turn = e.openTurn(&s, w, req.Input)
+		c.Turns = []TurnWrite{{Turn: *turn, Unstarted: true}}
+		// session.created carries the committed Session, which already reads in_progress.
+		w.events[0] = w.renderEvent(w.events[0].Seq, w.events[0].ID, session.EventSessionCreated, "", func(m map[string]any) { m["session"] = s })
+	}
+	c.Items, c.Events = w.items, w.events
+	if idemKey != "" {
+		c.Idempotency = &Idempotency{Key: idemKey, RequestHash: req.RequestHash, Response: s.ID, CreatedAt: now}
+	}
+	if err := e.commit(ctx, c); err != nil {
+		if isConflict(err) && idemKey != "" {
+			// A concurrent request with the same key won; answer as its replay.
+			if s, ok, err := e.replaySessionCreate(ctx, projectID, idemKey, req.RequestHash); ok || err != nil {
+				return s, ok, err
+			}
+		}
+		return session.Session{}, false, err
+	}
+	s.Version = 1
+	if turn != nil {
+		e.startTurn(ctx, *turn)
+	}
+	return s, false, nil
+}
+
+func (e *Engine) replaySessionCreate(ctx context.Context, projectID, key, hash string) (session.Session, bool, error) {
+	rec, err := e.store.GetIdempotency(ctx, key)
+	if isNotFound(err) {
+		return session.Session{}, false, nil
+	}
+	if err != nil {
+		return session.Session{}, false, err
+	}
+	if rec.RequestHash != hash {
+		return session.Session{}, false, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
+	}
+	s, err := e.GetSession(ctx, projectID, rec.Response)
+	if err != nil {
+		if isNotFound(err) {
+			// The session was deleted since: the key cannot be reused (spec/agents-api-rules.md §1.3).
+			return session.Session{}, false, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
+		}
+		return session.Session{}, false, err
+	}
+	return s, true, nil
+}
+
+// openTurn adds a new queued root Turn with the given user messages to s: the turn.created, user item.added and
+// session.in_progress events, in the order of spec/agents-api-rules.md §2.6. It returns the new Turn.
+func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.ContentPart) *session.Turn {
+	now := e.now()
+	t := &session.Turn{
+		ID:        e.newID("turn"),
+		SessionID: s.ID,
+		AgentID:   s.Snapshot.AgentID,
+		Status:    session.TurnQueued,
+		CreatedAt: now,
+		Harness:   s.Snapshot.Config.HarnessKind(),
+	}
+	w.event(session.EventTurnCreated, t.ID, func(m map[string]any) { m["turn"] = *t })
+	for _, parts := range input {
+		it := session.Item{Type: session.ItemMessage, TurnID: t.ID, Role: "user", Status: session.ItemCompleted, Content: parts}
+		it = w.item("msg", it)
+		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
+	}
+	s.Status = session.StatusInProgress
+	s.ActiveTurnID = t.ID
+	s.RequiredActions = nil
+	s.Error = nil
+	s.LastActiveAt = now
+	w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = *s })
+	return t
+}
+
+// startTurn starts a committed Turn's execution and records that it started. A failure is logged and left to
+// the reconciler, which finds the Turn by its unstarted mark (DESIGN "Execution names are turn ids").
+func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
+	if e.orch == nil {
+		return
+	}
+	in := TurnExecution{SessionID: t.SessionID, TurnID: t.ID, Harness: t.Harness, Timeouts: e.timeouts}
+	arn, err := e.orch.StartTurn(ctx, in)
+	if err != nil {
+		slog.ErrorContext(ctx, "start turn execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
+		return
+	}
+	if err := e.store.MarkStarted(ctx, t.SessionID, t.ID, arn); err != nil {
+		slog.ErrorContext(ctx, "mark turn started", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
+	}
+}
+
+// Reconcile starts every Turn that was written but whose execution was not confirmed started, if it was created at
+// least minAge ago. Starting is idempotent (execution name = turn id), so nothing runs twice. Returns the number
+// of turns it started.
+func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, error) {
+	turns, err := e.store.UnstartedTurns(ctx, 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	cutoff := e.clock().Add(-minAge).Unix()
+	for _, t := range turns {
+		if t.CreatedAt > cutoff {
+			continue
+		}
+		e.startTurn(ctx, t)
+		n++
+	}
+	return n, nil
+}
+
+// GetSession returns a Session of projectID, or ErrNotFound for a missing, deleted or foreign one.
+func (e *Engine) GetSession(ctx context.Context, projectID, sessionID string) (session.Session, error) {
+	s, err := e.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return session.Session{}, err
+	}
+	if s.ProjectID != projectID || s.Deleted {
+		return session.Session{}, ErrNotFound
+	}
+	return s, nil
+}
+
+// ListSessions returns one page of projectID's Sessions, optionally only those created from agentID.
+func (e *Engine) ListSessions(ctx context.Context, projectID, agentID string, p Page) ([]session.Session, bool, error) {
+	if p.After != "" {
+		if _, err := e.GetSession(ctx, projectID, p.After); err != nil {
+			return nil, false, err
+		}
+	}
+	return e.store.ListSessions(ctx, projectID, agentID, p)
+}
+
+// UpdateSessionMetadata replaces a Session's metadata (nil or empty clears it).
+func (e *Engine) UpdateSessionMetadata(ctx context.Context, projectID, sessionID string, metadata map[string]string) (session.Session, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := e.GetSession(ctx, projectID, sessionID)
+		if err != nil {
+			return session.Session{}, err
+		}
+		s.Metadata = metadata
+		if err := e.commit(ctx, Commit{Session: &s, SessionVersion: s.Version}); err != nil {
+			if isConflict(err) && attempt < maxCommitAttempts {
+				continue
+			}
+			return session.Session{}, err
+		}
+		s.Version++
+		return s, nil
+	}
+}
+
+// DeleteSession deletes an idle or failed Session (no active Turn, no required actions); otherwise 409
+// conflict_error. Deleting an already deleted Session of the project succeeds again.
+func (e *Engine) DeleteSession(ctx context.Context, projectID, sessionID string) error {
+	for attempt := 0; ; attempt++ {
+		s, err := e.store.GetSession(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		if s.ProjectID != projectID {
+			return ErrNotFound
+		}
+		if s.Deleted {
+			return nil
+		}
+		if s.ActiveTurnID != "" || len(s.RequiredActions) > 0 {
+			return conflict(CodeConflictError, MessageSessionNotDeletable)
+		}
+		s.Deleted = true
+		if err := e.commit(ctx, Commit{Session: &s, SessionVersion: s.Version}); err != nil {
+			if isConflict(err) && attempt < maxCommitAttempts {
+				continue
+			}
+			return err
+		}
+		return nil
+	}
+}
+
+// GetTurn returns a Turn of a Session of projectID, or ErrNotFound.
+func (e *Engine) GetTurn(ctx context.Context, projectID, sessionID, turnID string) (session.Turn, error) {
+	if _, err := e.GetSession(ctx, projectID, sessionID); err != nil {
+		return session.Turn{}, err
+	}
+	return e.store.GetTurn(ctx, sessionID, turnID)
+}
+
+// ListTurns returns one page of a Session's root Turns in creation order.
+func (e *Engine) ListTurns(ctx context.Context, projectID, sessionID string, p Page) ([]session.Turn, bool, error) {
+	if _, err := e.GetSession(ctx, projectID, sessionID); err != nil {
+		return nil, false, err
+	}
+	if p.After != "" {
+		if _, err := e.store.GetTurn(ctx, sessionID, p.After); err != nil {
+			return nil, false, err
+		}
+	}
+	return e.store.ListTurns(ctx, sessionID, p)
+}
+
+// ListItems returns one page of a Session's items (of one Turn when turnID is set) in history order. An `after`
+// that is not an item id of this listing is a 400 invalid_request_error.
+func (e *Engine) ListItems(ctx context.Context, projectID, sessionID, turnID string, p Page) ([]session.Item, bool, error) {
+	if _, err := e.GetSession(ctx, projectID, sessionID); err != nil {
+		return nil, false, err
+	}
+	if turnID != "" {
+		if _, err := e.store.GetTurn(ctx, sessionID, turnID); err != nil {
+			return nil, false, err
+		}
+	}
+	if p.After != "" {
+		if _, ok := SeqOfID(p.After); !ok {
+			return nil, false, invalid("after", "Invalid session item ID in `after`.")
+		}
+	}
+	return e.store.ListItems(ctx, sessionID, turnID, p)
+}
+
+// EventsAfter returns up to limit committed events of a Session with sequence > after, in order. The stream
+// starts from the Session's current EventSeq (live only) or, as an extension, from a Last-Event-ID.
+func (e *Engine) EventsAfter(ctx context.Context, sessionID string, after int64, limit int) ([]session.Event, error) {
+	return e.store.EventsAfter(ctx, sessionID, after, limit)
+}

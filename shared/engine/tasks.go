@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// Park stores the task token of a turn's AwaitResults state for the given round (the Park function,
+// docs/internals.md). If every pending call of that round already has a result, Park then claims the resume and
+// sends the token (DESIGN Decision 7). A turn that is already terminal keeps its state and the token is dropped
+// (its execution is being stopped or settled). Idempotent: storing the same token again is a no-op.
+func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, token string) error {
+	for attempt := 0; ; attempt++ {
+		t, err := e.store.GetTurn(ctx, sessionID, turnID)
+		if err != nil {
+			return err
+		}
+		if t.Status.Terminal() || t.CancelRequested {
+			return nil
+		}
+		if t.Round != round || t.Status != session.TurnWaiting {
+			return fmt.Errorf("park turn %s: round %d, turn is %s in round %d", turnID, round, t.Status, t.Round)
+		}
+		if t.TokenRound == round && t.TaskToken == token {
+			break
+		}
+		t.TaskToken, t.TokenRound = token, round
+		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
+			if isConflict(err) && attempt < maxCommitAttempts {
+				continue
+			}
+			return err
+		}
+		break
+	}
+	return e.tryResume(ctx, sessionID, turnID)
+}
+
+// RunOutcome is what the Run state hands to Settle: the activity's output ({"status":"completed"}) or the
+// Catch's error object ({"Error","Cause"}).
+type RunOutcome struct {
+	Status string `json:"status"`
+	Error  string `json:"Error"`
+	Cause  string `json:"Cause"`
+}
+
+// Settle commits a turn's terminal state (the Settle function, docs/internals.md) and returns it:
+// "completed" after a successful run (events turn.completed with usage, then session.idle), otherwise "failed"
+// (events turn.failed, then session.failed; unfinished items become incomplete; the Session stays usable). A turn
+// that is already terminal (e.g. cancelled) keeps its state and Settle returns it unchanged.
+func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run json.RawMessage) (string, error) {
+	var out RunOutcome
+	if len(run) > 0 && string(run) != "null" {
+		if err := json.Unmarshal(run, &out); err != nil {
+			return "", fmt.Errorf("settle turn %s: decode run outcome: %w", turnID, err)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		status, err := e.settleOnce(ctx, sessionID, turnID, out)
+		if isConflict(err) && attempt < maxCommitAttempts {
+			continue
+		}
+		return status, err
+	}
+}
+
+func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out RunOutcome) (string, error) {
+	s, err := e.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	t, err := e.store.GetTurn(ctx, sessionID, turnID)
+	if err != nil {
+		return "", err
+	}
+	if t.Status.Terminal() {
+		return string(t.Status), nil
+	}
+	now := e.now()
+	w := newWriter(&s)
+	t.CompletedAt = &now
+	s.LastActiveAt = now
+	isActive := s.ActiveTurnID == t.ID
+	if out.Status == "completed" && out.Error == "" {
+		t.Status = session.TurnCompleted
+		if isActive {
+			e.accountUsage(&s, &t)
+		}
+		w.event(session.EventTurnCompleted, t.ID, func(m map[string]any) { m["turn"] = t; m["usage"] = t.Usage })
+		if isActive {
+			s.Status, s.ActiveTurnID, s.RequiredActions, s.Error = session.StatusIdle, "", nil, nil
+			w.event(session.EventSessionIdle, "", func(m map[string]any) { m["session"] = s })
+		}
+	} else {
+		t.Status = session.TurnFailed
+		t.Error = &session.TurnError{Code: "internal_error", Message: session.FailedSessionError}
+		if err := e.markIncomplete(ctx, &s, &t, w); err != nil {
+			return "", err
+		}
+		if isActive {
+			e.accountUsage(&s, &t)
+		}
+		w.event(session.EventTurnFailed, t.ID, func(m map[string]any) { m["turn"] = t; m["usage"] = t.Usage })
+		if isActive {
+			msg := session.FailedSessionError
+			s.Status, s.ActiveTurnID, s.RequiredActions, s.Error = session.StatusFailed, "", nil, &msg
+			w.event(session.EventSessionFailed, "", func(m map[string]any) { m["session"] = s })
+		}
+	}
+	c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
+	if err := e.commit(ctx, c); err != nil {
+		return "", err
+	}
+	return string(t.Status), nil
+}
+
+// markIncomplete marks a failing turn's unfinished output items incomplete, keeping their partial content
+// (spec/agents-api-rules.md §2.4).
+func (e *Engine) markIncomplete(ctx context.Context, s *session.Session, t *session.Turn, w *writer) error {
+	items, _, err := e.store.ListItems(ctx, s.ID, t.ID, Page{Limit: 1000, Order: "asc"})
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.Status == session.ItemInProgress {
+			it.Status = session.ItemIncomplete
+			w.replace(it)
+		}
+	}
+	return nil
+}
+
+// RegisterRuntime records a runtime's registration or heartbeat (TTL'd by ExpiresAt).
+func (e *Engine) RegisterRuntime(ctx context.Context, r RuntimeInfo) error {
+	return e.store.PutRuntime(ctx, r)
+}
+
+// LiveRuntimes lists the runtimes whose registration has not expired.
+func (e *Engine) LiveRuntimes(ctx context.Context) ([]RuntimeInfo, error) {
+	all, err := e.store.ListRuntimes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	var live []RuntimeInfo
+	for _, r := range all {
+		if r.ExpiresAt > now {
+			live = append(live, r)
+		}
+	}
+	return live, nil
+}

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// writer accumulates the items and events of one commit, numbering them from the session's counters.
+type writer struct {
+	s      *session.Session
+	items  []ItemWrite
+	events []session.Event
+	calls  []session.Call
+}
+
+func newWriter(s *session.Session) *writer { return &writer{s: s} }
+
+// item numbers a new item, gives it an id that embeds its sequence, and queues it for the commit.
+func (w *writer) item(prefix string, it session.Item) session.Item {
+	w.s.ItemSeq++
+	it.Seq = w.s.ItemSeq
+	if it.ID == "" {
+		it.ID = itemID(prefix, it.Seq)
+	}
+	w.items = append(w.items, ItemWrite{SessionID: w.s.ID, Item: it})
+	return it
+}
+
+// replace queues an overwrite of an existing item (same seq).
+func (w *writer) replace(it session.Item) {
+	w.items = append(w.items, ItemWrite{SessionID: w.s.ID, Item: it, Replace: true})
+}
+
+// event numbers a new event and renders its JSON now, so it carries the state of this moment.
+func (w *writer) event(typ, turnID string, fill func(m map[string]any)) {
+	w.s.EventSeq++
+	seq := w.s.EventSeq
+	w.events = append(w.events, w.renderEvent(seq, eventID(seq), typ, turnID, fill))
+}
+
+// renderEvent builds an event: session events carry {event_id, type, session}; turn-scoped events also carry
+// session_id and turn_id (spec/agents-api-wire.md §4.3).
+func (w *writer) renderEvent(seq int64, id, typ, turnID string, fill func(m map[string]any)) session.Event {
+	m := map[string]any{"type": typ, "event_id": id}
+	if turnID != "" {
+		m["session_id"] = w.s.ID
+		m["turn_id"] = turnID
+	}
+	fill(m)
+	data, err := json.Marshal(m)
+	if err != nil {
+		// Every value put here is one of our own marshalable types.
+		panic("engine: render event " + typ + ": " + err.Error())
+	}
+	return session.Event{Seq: seq, ID: id, Type: typ, TurnID: turnID, Data: data}
+}
+
+func (e *Engine) commit(ctx context.Context, c Commit) error {
+	err := e.store.Commit(ctx, c)
+	if err == nil {
+		e.commits.Add(1)
+	} else if isConflict(err) {
+		e.conflicts.Add(1)
+	}
+	return err
+}

@@ -1,0 +1,120 @@
+package session
+
+import "encoding/json"
+
+// Item types Baton produces (spec/agents-api-wire.md §4.6).
+const (
+	ItemMessage            = "message"
+	ItemFunctionCall       = "function_call"
+	ItemFunctionCallOutput = "function_call_output"
+	ItemMCPCall            = "mcp_call"
+)
+
+// Item statuses.
+const (
+	ItemInProgress = "in_progress"
+	ItemCompleted  = "completed"
+	ItemFailed     = "failed"
+	ItemIncomplete = "incomplete"
+)
+
+// Message phases.
+const (
+	PhaseCommentary  = "commentary"
+	PhaseFinalAnswer = "final_answer"
+)
+
+// Item is one durable history entry of a Session. Seq orders the Session's items (1-based, gap-free).
+// OutputIndex is the item's position among its Turn's output items (nil for input items: user messages and
+// function results, spec/agents-api-rules.md §2.4). Only the members of the item's Type are rendered.
+type Item struct {
+	Seq         int64
+	ID          string
+	Type        string
+	TurnID      string
+	Status      string
+	OutputIndex *int
+
+	// message
+	Role    string
+	Phase   *string
+	Content []ContentPart
+
+	// function_call, function_call_output, mcp_call
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+	// Output and Error are always rendered on function_call_output and mcp_call items (null when absent).
+	Output json.RawMessage
+	Error  json.RawMessage
+
+	// mcp_call
+	ServerLabel string
+}
+
+// ContentPart is one part of a message: `input_text{text}`, `input_image{image_url}` or `output_text{text}`.
+type ContentPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
+}
+
+// MarshalJSON renders the part; text parts always carry `text`, even when empty.
+func (p ContentPart) MarshalJSON() ([]byte, error) {
+	if p.Type == "input_image" {
+		return json.Marshal(map[string]string{"type": p.Type, "image_url": p.ImageURL})
+	}
+	return json.Marshal(map[string]string{"type": p.Type, "text": p.Text})
+}
+
+// MarshalJSON renders the item as AgentSessionItemUnion.
+func (it Item) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"id": it.ID, "type": it.Type, "turn_id": it.TurnID}
+	switch it.Type {
+	case ItemMessage:
+		content := it.Content
+		if content == nil {
+			content = []ContentPart{}
+		}
+		m["role"] = it.Role
+		m["phase"] = it.Phase
+		m["status"] = it.Status
+		m["content"] = content
+	case ItemFunctionCall:
+		m["call_id"] = it.CallID
+		m["name"] = it.Name
+		m["arguments"] = rawOrNull(it.Arguments)
+		m["status"] = it.Status
+	case ItemFunctionCallOutput:
+		m["call_id"] = it.CallID
+		m["output"] = rawOrNull(it.Output)
+		m["error"] = rawOrNull(it.Error)
+		m["status"] = it.Status
+	case ItemMCPCall:
+		m["server_label"] = it.ServerLabel
+		m["name"] = it.Name
+		m["arguments"] = rawOrNull(it.Arguments)
+		m["output"] = rawOrNull(it.Output)
+		m["error"] = rawOrNull(it.Error)
+		m["status"] = it.Status
+	default:
+		m["status"] = it.Status
+	}
+	return json.Marshal(m)
+}
+
+// Text returns the concatenated text of a message's text parts.
+func (it Item) Text() string {
+	var s string
+	for _, p := range it.Content {
+		s += p.Text
+	}
+	return s
+}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}

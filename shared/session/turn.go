@@ -1,0 +1,132 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// TurnStatus is a Turn's status (spec/agents-api-wire.md §4.5).
+type TurnStatus string
+
+// Turn statuses. Completed, Failed and Cancelled are terminal.
+const (
+	TurnQueued     TurnStatus = "queued"
+	TurnInProgress TurnStatus = "in_progress"
+	TurnWaiting    TurnStatus = "waiting"
+	TurnCompleted  TurnStatus = "completed"
+	TurnFailed     TurnStatus = "failed"
+	TurnCancelled  TurnStatus = "cancelled"
+)
+
+// Terminal reports whether no further work happens in a Turn with this status.
+func (s TurnStatus) Terminal() bool {
+	return s == TurnCompleted || s == TurnFailed || s == TurnCancelled
+}
+
+// Turn is one unit of work started by input. Timestamps are Unix seconds; nil = not yet.
+//
+// Round counts how many times the Turn has parked on function calls (0 = never); PendingCalls are the call ids of
+// the current round in call order; CallsTotal counts the calls of all rounds; Answered the call ids that have a
+// stored result. TokenRound is the round whose task token is stored; ResumedRound the last round whose resume was
+// claimed (DESIGN Decision 7). OutputCount is the number of output items so far (the next output_index).
+type Turn struct {
+	ID              string
+	SessionID       string
+	AgentID         string
+	Status          TurnStatus
+	CreatedAt       int64
+	StartedAt       *int64
+	CompletedAt     *int64
+	Error           *TurnError
+	Usage           *Usage
+	Harness         string
+	Round           int
+	PendingCalls    []string
+	CallsTotal      int
+	Answered        []string
+	TaskToken       string
+	TokenRound      int
+	ResumedRound    int
+	OutputCount     int
+	CancelRequested bool
+	ExecutionARN    string
+	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).
+	Version int64
+}
+
+// TurnError is a failed Turn's public error `{code, message}`.
+type TurnError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// MarshalJSON renders the Turn object (`object: "agent.session.turn"`, spec/agents-api-wire.md §4.5).
+func (t Turn) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{
+		"id":                   t.ID,
+		"object":               "agent.session.turn",
+		"session_id":           t.SessionID,
+		"agent_id":             nilIfEmpty(t.AgentID),
+		"subagent_id":          nil,
+		"status":               t.Status,
+		"created_at":           t.CreatedAt,
+		"started_at":           t.StartedAt,
+		"completed_at":         t.CompletedAt,
+		"error":                t.Error,
+		"usage":                t.Usage,
+		"prompt_cache_options": nil,
+	})
+}
+
+// Call is a function call a harness made in a Turn and that waits for the caller's tool result.
+type Call struct {
+	CallID    string
+	TurnID    string
+	Round     int
+	Name      string
+	Arguments json.RawMessage
+	ItemID    string
+}
+
+// ToolResult is the caller's answer to a Call, kept exactly as submitted (seeds/000 "Results"): Output and Error
+// are nil when the member was absent and `null` when it was sent as null; field presence is part of its identity.
+type ToolResult struct {
+	TurnID  string
+	CallID  string
+	Success bool
+	Output  json.RawMessage
+	Error   json.RawMessage
+}
+
+// Identity returns a canonical encoding of the result used to tell an identical retry from a different result:
+// equal identities ⇔ same turn, call, success, the same members present and the same JSON values (compared after
+// compaction, so insignificant whitespace does not matter).
+func (r ToolResult) Identity() string {
+	m := map[string]json.RawMessage{}
+	m["turn_id"], _ = json.Marshal(r.TurnID)
+	m["call_id"], _ = json.Marshal(r.CallID)
+	m["success"], _ = json.Marshal(r.Success)
+	if r.Output != nil {
+		m["output"] = canonical(r.Output)
+	}
+	if r.Error != nil {
+		m["error"] = canonical(r.Error)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// canonical re-encodes a JSON value with sorted object keys and no insignificant whitespace.
+func canonical(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
+}
