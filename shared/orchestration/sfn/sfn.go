@@ -1,0 +1,128 @@
+package sfn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/baton-run/baton/shared/engine"
+)
+
+// ASL error names Baton's tasks report (docs/internals.md); the state machine retries RuntimeIncapable.
+const (
+	ErrorModel            = "Baton.ModelError"
+	ErrorHarness          = "Baton.HarnessError"
+	ErrorRuntimeIncapable = "Baton.RuntimeIncapable"
+	ErrorTurnNotRunnable  = "Baton.TurnNotRunnable"
+)
+
+// API is the subset of the Step Functions client the orchestrator uses.
+type API interface {
+	StartExecution(ctx context.Context, in *awssfn.StartExecutionInput, opts ...func(*awssfn.Options)) (*awssfn.StartExecutionOutput, error)
+	DescribeExecution(ctx context.Context, in *awssfn.DescribeExecutionInput, opts ...func(*awssfn.Options)) (*awssfn.DescribeExecutionOutput, error)
+	SendTaskSuccess(ctx context.Context, in *awssfn.SendTaskSuccessInput, opts ...func(*awssfn.Options)) (*awssfn.SendTaskSuccessOutput, error)
+	StopExecution(ctx context.Context, in *awssfn.StopExecutionInput, opts ...func(*awssfn.Options)) (*awssfn.StopExecutionOutput, error)
+}
+
+// Orchestrator implements engine.Orchestrator on one state machine.
+type Orchestrator struct {
+	api             API
+	stateMachineARN string
+}
+
+var _ engine.Orchestrator = (*Orchestrator)(nil)
+
+// New returns an Orchestrator for the state machine ARN.
+func New(api API, stateMachineARN string) *Orchestrator {
+	return &Orchestrator{api: api, stateMachineARN: stateMachineARN}
+}
+
+// StartTurn implements engine.Orchestrator. The execution name is the turn id, so a repeated start is idempotent:
+// the service answers the same ARN for the same input, and ExecutionAlreadyExists (another input, or a closed
+// execution) is resolved to the existing execution's ARN.
+func (o *Orchestrator) StartTurn(ctx context.Context, in engine.TurnExecution) (string, error) {
+	input, err := json.Marshal(in)
+	if err != nil {
+		return "", fmt.Errorf("start turn %s: encode input: %w", in.TurnID, err)
+	}
+	out, err := o.api.StartExecution(ctx, &awssfn.StartExecutionInput{
+		StateMachineArn: aws.String(o.stateMachineARN),
+		Name:            aws.String(in.TurnID),
+		Input:           aws.String(string(input)),
+	})
+	if err != nil {
+		var exists *types.ExecutionAlreadyExists
+		if errors.As(err, &exists) {
+			return o.executionARN(in.TurnID), nil
+		}
+		return "", fmt.Errorf("start turn %s: %w", in.TurnID, err)
+	}
+	return aws.ToString(out.ExecutionArn), nil
+}
+
+// executionARN derives an execution ARN from the state machine ARN and the execution name.
+func (o *Orchestrator) executionARN(name string) string {
+	return strings.Replace(o.stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
+}
+
+// Resume implements engine.Orchestrator.
+func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
+	_, err := o.api.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String(taskToken), Output: aws.String(`{"resumed":true}`)})
+	if err != nil {
+		return fmt.Errorf("resume parked task: %w", err)
+	}
+	return nil
+}
+
+// StopTurn implements engine.Orchestrator; an execution that already ended is not an error.
+func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string) error {
+	_, err := o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String("Baton.Cancelled")})
+	if err != nil {
+		var notFound *types.ExecutionDoesNotExist
+		if errors.As(err, &notFound) {
+			return nil
+		}
+		return fmt.Errorf("stop %s: %w", executionARN, err)
+	}
+	return nil
+}
+
+// ParkInput is the AwaitResults payload the Park function receives.
+type ParkInput struct {
+	TaskToken string `json:"task_token"`
+	SessionID string `json:"session_id"`
+	TurnID    string `json:"turn_id"`
+	Round     int    `json:"round"`
+}
+
+// SettleInput is the Settle payload: Run is the activity output or the Catch's {"Error","Cause"}.
+type SettleInput struct {
+	SessionID string          `json:"session_id"`
+	TurnID    string          `json:"turn_id"`
+	Run       json.RawMessage `json:"run"`
+}
+
+// SettleOutput is Settle's result: the turn's terminal status.
+type SettleOutput struct {
+	Status string `json:"status"`
+}
+
+// ActivityInput is what a harness runtime gets from GetActivityTask.
+type ActivityInput struct {
+	SessionID string `json:"session_id"`
+	TurnID    string `json:"turn_id"`
+	Harness   string `json:"harness"`
+}
+
+// ActivityOutput is what a runtime answers with SendTaskSuccess: Status "requires_action" (with Round) or
+// "completed".
+type ActivityOutput struct {
+	Status string `json:"status"`
+	Round  int    `json:"round,omitempty"`
+}
