@@ -1,0 +1,44 @@
+// Command baton-runtime is the runtime container of the `baton` harness (DESIGN "Shape": runtimes/<kind>): it
+// registers itself, long-polls the harness kind's Activity and runs each turn step with the baton harness.
+// Configuration is the environment (docs/internals.md: BATON_TABLE, BATON_ACTIVITY_ARN, BATON_HARNESS_KIND,
+// BATON_RUNTIME_ID, AWS_ENDPOINT_URL_*). SIGTERM or SIGINT starts a graceful shutdown.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/runtime"
+	"github.com/baton-run/baton/shared/setup"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	deps, err := setup.Load(ctx)
+	if err != nil {
+		slog.Error("setup", "error", err)
+		os.Exit(1)
+	}
+	id := deps.Config.RuntimeID
+	if id == "" {
+		id = engine.NewID("rt")
+	}
+	rt, err := runtime.New(deps.Engine, deps.SFN, runtime.Config{
+		ID: id, Kind: deps.Config.HarnessKind, ActivityARN: deps.Config.ActivityARN, Version: version,
+	})
+	if err == nil {
+		err = rt.Run(ctx)
+	}
+	if err != nil {
+		slog.Error("runtime", "error", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,150 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/session"
+)
+
+// NewRequest builds the model request of one step from a Session's frozen configuration and its history.
+func NewRequest(turnID string, cfg agent.Config, history []session.Item) Request {
+	req := Request{
+		Model:        cfg.Model,
+		TurnID:       turnID,
+		Messages:     Conversation(history),
+		OutputSchema: outputSchema(cfg.Text),
+	}
+	if cfg.XBaton != nil && cfg.XBaton.ModelProvider != nil && cfg.XBaton.ModelProvider.Model != "" {
+		req.Model = cfg.XBaton.ModelProvider.Model
+	}
+	if cfg.Instructions != nil {
+		req.Instructions = *cfg.Instructions
+	}
+	for _, f := range cfg.Functions() {
+		req.Tools = append(req.Tools, Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters})
+	}
+	return req
+}
+
+// Conversation turns a Session's history (items in seq order) into model messages:
+//   - a user message item → a RoleUser message;
+//   - an assistant message item → a RoleAssistant message with its text; function_call items that follow it
+//     join its Calls (so commentary and the calls it introduced stay one response), otherwise they open a
+//     RoleAssistant message without text;
+//   - function_call_output items → one RoleTool message per run of consecutive results, each result named after
+//     its call.
+//
+// Messages still in_progress (left by an attempt that died mid-stream) and messages without text are skipped;
+// items of other types (mcp_call) are not shown to the model.
+func Conversation(history []session.Item) []Message {
+	names := map[string]string{}
+	for _, it := range history {
+		if it.Type == session.ItemFunctionCall {
+			names[it.CallID] = it.Name
+		}
+	}
+	var out []Message
+	last := func() *Message {
+		if len(out) == 0 {
+			return nil
+		}
+		return &out[len(out)-1]
+	}
+	for _, it := range history {
+		switch it.Type {
+		case session.ItemMessage:
+			if it.Status == session.ItemInProgress {
+				continue
+			}
+			text := it.Text()
+			if it.Role == "user" {
+				m := Message{Role: RoleUser, Text: text}
+				for _, p := range it.Content {
+					if p.Type == "input_image" {
+						m.Images = append(m.Images, p.ImageURL)
+					}
+				}
+				out = append(out, m)
+				continue
+			}
+			if text == "" {
+				continue
+			}
+			out = append(out, Message{Role: RoleAssistant, Text: text})
+		case session.ItemFunctionCall:
+			args := it.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			c := Call{ID: it.CallID, Name: it.Name, Arguments: args}
+			if m := last(); m != nil && m.Role == RoleAssistant {
+				m.Calls = append(m.Calls, c)
+			} else {
+				out = append(out, Message{Role: RoleAssistant, Calls: []Call{c}})
+			}
+		case session.ItemFunctionCallOutput:
+			r := Result{CallID: it.CallID, Name: names[it.CallID], IsError: it.Status == session.ItemFailed}
+			r.Output = resultText(it.Output)
+			if r.IsError && r.Output == "" {
+				r.Output = resultText(it.Error)
+			}
+			if m := last(); m != nil && m.Role == RoleTool {
+				m.Results = append(m.Results, r)
+			} else {
+				out = append(out, Message{Role: RoleTool, Results: []Result{r}})
+			}
+		}
+	}
+	return out
+}
+
+// resultText renders a tool result's output or error for the model: a JSON string as its value, an array of
+// content parts as their texts joined, null or absent as "", anything else as its JSON text.
+func resultText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+		var b strings.Builder
+		ok := false
+		for _, p := range parts {
+			if p.Text != "" {
+				b.WriteString(p.Text)
+				ok = true
+			}
+		}
+		if ok {
+			return b.String()
+		}
+	}
+	return string(raw)
+}
+
+// outputSchema returns text.format.schema when text.format.type is "json_schema", else nil.
+func outputSchema(text json.RawMessage) json.RawMessage {
+	if len(text) == 0 {
+		return nil
+	}
+	var t struct {
+		Format struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	}
+	if json.Unmarshal(text, &t) != nil || t.Format.Type != "json_schema" || len(t.Format.Schema) == 0 {
+		return nil
+	}
+	return t.Format.Schema
+}

@@ -1,0 +1,200 @@
+package scripted
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+)
+
+// DefaultChunkRunes is the number of runes per text delta when the script sets no chunk_size.
+const DefaultChunkRunes = 8
+
+// DefaultReply is the reply template used when no rule matches and the script sets no default_reply: the last
+// user text echoed after a user message, one "name: output" line per tool result after tool results.
+const DefaultReply = `{{if .Tools}}{{range $i, $t := .Tools}}{{if $i}}` + "\n" + `{{end}}{{$t.Name}}: {{$t.Output}}{{end}}{{else}}You said: {{.UserText}}{{end}}`
+
+// Script is the decoded x_baton.script (see the package documentation for the format).
+type Script struct {
+	// Rules are tried in order; the first that matches answers.
+	Rules []Rule `json:"rules"`
+	// DefaultReply is the reply template when no rule matches; nil means DefaultReply.
+	DefaultReply *string `json:"default_reply"`
+	// ChunkSize is the number of runes per text delta; 0 means DefaultChunkRunes.
+	ChunkSize int `json:"chunk_size"`
+	// OmitUsage suppresses the usage part, so the turn's usage stays null.
+	OmitUsage bool `json:"omit_usage"`
+}
+
+// Rule is one scripted answer: a condition and exactly one action — Calls (optionally preceded by Commentary),
+// Reply, or Error (optionally preceded by a streamed Reply).
+type Rule struct {
+	When       When       `json:"when"`
+	Commentary *string    `json:"commentary"`
+	Calls      []CallSpec `json:"calls"`
+	Reply      *string    `json:"reply"`
+	Error      string     `json:"error"`
+
+	userMatches *regexp.Regexp
+}
+
+// When is a rule's condition; every member that is set must hold. A rule without AfterTool answers a step that
+// follows a user message; a rule with AfterTool answers a step that follows tool results.
+type When struct {
+	// UserContains holds when the last user text contains it, ignoring case.
+	UserContains string `json:"user_contains"`
+	// UserMatches is a Go (RE2) regular expression that must match the last user text; its groups are available
+	// to templates as .Match ("0" the whole match, "1"… numbered groups, and named groups by name).
+	UserMatches string `json:"user_matches"`
+	// AfterTool names a function one of whose results arrived in the step's last tool message ("*" = any).
+	AfterTool string `json:"after_tool"`
+}
+
+// CallSpec is one function call of a rule. Arguments is a JSON object (absent = {}); every string inside it is a
+// template.
+type CallSpec struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Parse decodes and checks a script. Empty input (absent x_baton.script) is the empty script: every step answers
+// with the default reply. Errors name the offending member (e.g. "rules[1].calls[0].name: required"); unknown
+// members are errors.
+func Parse(raw json.RawMessage) (*Script, error) {
+	s := &Script{}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return s, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("script: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("script: trailing data after the object")
+	}
+	if s.ChunkSize < 0 {
+		return nil, errors.New("chunk_size: must not be negative")
+	}
+	if s.DefaultReply != nil {
+		if err := checkTemplate(*s.DefaultReply); err != nil {
+			return nil, fmt.Errorf("default_reply: %w", err)
+		}
+	}
+	for i := range s.Rules {
+		if err := s.Rules[i].check(); err != nil {
+			return nil, fmt.Errorf("rules[%d].%w", i, err)
+		}
+	}
+	return s, nil
+}
+
+func (r *Rule) check() error {
+	if r.When.UserMatches != "" {
+		re, err := regexp.Compile(r.When.UserMatches)
+		if err != nil {
+			return fmt.Errorf("when.user_matches: %w", err)
+		}
+		r.userMatches = re
+	}
+	switch {
+	case len(r.Calls) > 0:
+		if r.Reply != nil || r.Error != "" {
+			return errors.New("calls: a rule with calls has no reply or error")
+		}
+		if r.Commentary != nil {
+			if err := checkTemplate(*r.Commentary); err != nil {
+				return fmt.Errorf("commentary: %w", err)
+			}
+		}
+		for j, c := range r.Calls {
+			if c.Name == "" {
+				return fmt.Errorf("calls[%d].name: required", j)
+			}
+			args, err := decodeArguments(c.Arguments)
+			if err != nil {
+				return fmt.Errorf("calls[%d].arguments: %w", j, err)
+			}
+			if err := walkStrings(args, func(s string) (string, error) { return s, checkTemplate(s) }); err != nil {
+				return fmt.Errorf("calls[%d].arguments: %w", j, err)
+			}
+		}
+	case r.Error != "" || r.Reply != nil:
+		if r.Commentary != nil {
+			return errors.New("commentary: only a rule with calls has commentary")
+		}
+		if r.Reply != nil {
+			if err := checkTemplate(*r.Reply); err != nil {
+				return fmt.Errorf("reply: %w", err)
+			}
+		}
+	default:
+		return errors.New("calls: a rule needs calls, reply or error")
+	}
+	return nil
+}
+
+// decodeArguments decodes a call's arguments: absent or null → an empty object; anything but an object is an
+// error. Numbers keep their exact text.
+func decodeArguments(raw json.RawMessage) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, errors.New("must be a JSON object")
+	}
+	return m, nil
+}
+
+// walkStrings replaces every string inside a decoded JSON value (object members and array elements, not keys)
+// with f's result.
+func walkStrings(v any, f func(string) (string, error)) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok {
+				out, err := f(s)
+				if err != nil {
+					return fmt.Errorf("%s: %w", k, err)
+				}
+				x[k] = out
+				continue
+			}
+			if err := walkStrings(e, f); err != nil {
+				return fmt.Errorf("%s.%w", k, err)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok {
+				out, err := f(s)
+				if err != nil {
+					return fmt.Errorf("[%d]: %w", i, err)
+				}
+				x[i] = out
+				continue
+			}
+			if err := walkStrings(e, f); err != nil {
+				return fmt.Errorf("[%d].%w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTemplate parses a template with placeholder functions to report syntax errors at parse time.
+func checkTemplate(text string) error {
+	_, err := template.New("script").Option("missingkey=error").Funcs(funcs(&Data{})).Parse(text)
+	return err
+}
+
+// containsFold reports whether s contains sub, ignoring case.
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}

@@ -1,0 +1,19 @@
+// Package runtime owns the worker loop of a harness runtime container (DESIGN "Shape": runtimes/<kind>):
+//   - registration: the runtime records {id, kind, capabilities, version, started_at, heartbeat_at, expires_at}
+//     with engine.RegisterRuntime at start, renews it every RegisterEvery (live until expires_at, a TTL), and
+//     deregisters on shutdown by writing a registration that expires at once;
+//   - activity tasks: Concurrency workers each long-poll GetActivityTask on the kind's Activity (worker name = the
+//     runtime id); a task is decoded (TaskInput), checked against what the runtime hosts (another harness kind or a
+//     model provider it lacks → Baton.RuntimeIncapable, which the state machine retries on another runtime), begun
+//     with engine.BeginRun (ErrTurnNotRunnable → Baton.TurnNotRunnable) and run through harness.Run while a
+//     goroutine sends SendTaskHeartbeat; when Step Functions reports the task timed out or gone the work is
+//     cancelled and nothing more is sent for it;
+//   - the answer: SendTaskSuccess with the harness.Outcome JSON, or SendTaskFailure with an ASL error name
+//     (task.go) and a cause that never carries secrets or internal detail;
+//   - graceful shutdown when Run's context ends (SIGTERM in runtimes/<kind>): stop polling, let in-flight tasks
+//     finish within ShutdownGrace, then cancel and fail them, deregister.
+//
+// The state machine contract it serves is docs/internals.md "The turn state machine". It does not own the agent
+// loop or model providers (package harness), durable state (package engine), or building AWS clients from the
+// environment (package setup).
+package runtime

@@ -1,0 +1,355 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/scripted"
+)
+
+// Engine is what a runtime needs from the use-case layer; *engine.Engine implements it.
+type Engine interface {
+	RegisterRuntime(ctx context.Context, r engine.RuntimeInfo) error
+	BeginRun(ctx context.Context, sessionID, turnID string) (*engine.Run, error)
+}
+
+// Activities is the Step Functions activity worker API; *sfn.Client implements it (against AWS or the local
+// endpoint, via AWS_ENDPOINT_URL_SFN).
+type Activities interface {
+	GetActivityTask(ctx context.Context, in *sfn.GetActivityTaskInput, opts ...func(*sfn.Options)) (*sfn.GetActivityTaskOutput, error)
+	SendTaskSuccess(ctx context.Context, in *sfn.SendTaskSuccessInput, opts ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error)
+	SendTaskFailure(ctx context.Context, in *sfn.SendTaskFailureInput, opts ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error)
+	SendTaskHeartbeat(ctx context.Context, in *sfn.SendTaskHeartbeatInput, opts ...func(*sfn.Options)) (*sfn.SendTaskHeartbeatOutput, error)
+}
+
+var _ Activities = (*sfn.Client)(nil)
+var _ Engine = (*engine.Engine)(nil)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultConcurrency   = 4
+	DefaultTaskHeartbeat = 10 * time.Second
+	DefaultRegisterEvery = 10 * time.Second
+	DefaultShutdownGrace = 25 * time.Second
+	// sendTimeout bounds each SendTask* call, which runs on a context detached from shutdown.
+	sendTimeout = 15 * time.Second
+	// maxCauseBytes is the Step Functions limit on a task failure's cause.
+	maxCauseBytes = 32768
+)
+
+// Config configures a Runtime. Zero values take the documented defaults.
+type Config struct {
+	// ID is the runtime's id in the table (RUNTIME#<id>) and its activity worker name. Required.
+	ID string
+	// Kind is the harness kind it hosts; "" means harness.Kind ("baton"), the only kind with a runtime
+	// (DESIGN Decision 2). Any other value is rejected by New.
+	Kind string
+	// ActivityARN is the Activity of its kind (BATON_ACTIVITY_ARN). Required.
+	ActivityARN string
+	// Version is the runtime's build version, recorded in its registration.
+	Version string
+	// Capabilities it advertises; nil means BatonCapabilities.
+	Capabilities []string
+	// Concurrency is how many activity tasks run at once (each with its own long poll); 0 means DefaultConcurrency.
+	Concurrency int
+	// TaskHeartbeat is the interval of SendTaskHeartbeat while a task runs; 0 means DefaultTaskHeartbeat. A task
+	// input that carries heartbeat_seconds shortens it to a third of that.
+	TaskHeartbeat time.Duration
+	// RegisterEvery is the interval of the registration heartbeat; 0 means DefaultRegisterEvery.
+	RegisterEvery time.Duration
+	// RegistrationTTL is how long a registration counts as live after each heartbeat; 0 means 3×RegisterEvery.
+	RegistrationTTL time.Duration
+	// ShutdownGrace bounds how long in-flight tasks may finish after shutdown begins; 0 means
+	// DefaultShutdownGrace. Tasks still running then are cancelled and failed as Baton.HarnessError.
+	ShutdownGrace time.Duration
+	// Providers are the model providers it hosts; nil means only the scripted model.
+	Providers harness.Providers
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+}
+
+// Runtime is a harness runtime: the worker loop of one runtime container. Create it with New and start it with Run.
+type Runtime struct {
+	eng  Engine
+	act  Activities
+	cfg  Config
+	log  *slog.Logger
+	info engine.RuntimeInfo
+}
+
+// New returns a Runtime on the given ports. Errors: a missing ID or ActivityARN, or a Kind other than
+// harness.Kind.
+func New(eng Engine, act Activities, cfg Config) (*Runtime, error) {
+	if cfg.ID == "" || cfg.ActivityARN == "" {
+		return nil, errors.New("runtime: ID and ActivityARN are required")
+	}
+	if cfg.Kind == "" {
+		cfg.Kind = harness.Kind
+	}
+	if cfg.Kind != harness.Kind {
+		return nil, fmt.Errorf("runtime: this runtime hosts harness %q, not %q", harness.Kind, cfg.Kind)
+	}
+	if cfg.Capabilities == nil {
+		cfg.Capabilities = BatonCapabilities
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.TaskHeartbeat <= 0 {
+		cfg.TaskHeartbeat = DefaultTaskHeartbeat
+	}
+	if cfg.RegisterEvery <= 0 {
+		cfg.RegisterEvery = DefaultRegisterEvery
+	}
+	if cfg.RegistrationTTL <= 0 {
+		cfg.RegistrationTTL = 3 * cfg.RegisterEvery
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = harness.Providers{}
+		scripted.Register(cfg.Providers)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Runtime{eng: eng, act: act, cfg: cfg, log: log.With("runtime_id", cfg.ID, "kind", cfg.Kind)}
+	r.info = engine.RuntimeInfo{ID: cfg.ID, Kind: cfg.Kind, Capabilities: cfg.Capabilities, Version: cfg.Version, StartedAt: cfg.Clock().Unix()}
+	return r, nil
+}
+
+// Run registers the runtime, serves activity tasks until ctx ends, then shuts down gracefully: it stops polling,
+// lets in-flight tasks finish for at most ShutdownGrace (then cancels them and fails them), and deregisters
+// (a registration that expires now). It returns an error only when the first registration fails; otherwise nil
+// after shutdown.
+func (r *Runtime) Run(ctx context.Context) error {
+	if err := r.register(ctx, r.cfg.RegistrationTTL); err != nil {
+		return fmt.Errorf("runtime %s: register: %w", r.cfg.ID, err)
+	}
+	r.log.Info("runtime started", "activity_arn", r.cfg.ActivityARN, "concurrency", r.cfg.Concurrency, "capabilities", r.cfg.Capabilities)
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWork()
+
+	var workers sync.WaitGroup
+	for range r.cfg.Concurrency {
+		workers.Go(func() { r.worker(ctx, work) })
+	}
+	var registrar sync.WaitGroup
+	registrar.Go(func() { r.keepRegistered(ctx) })
+
+	<-ctx.Done()
+	r.log.Info("runtime stopping: no new tasks")
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	grace := time.NewTimer(r.cfg.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		r.log.Warn("shutdown grace elapsed: cancelling in-flight tasks")
+		stopWork()
+		<-done
+	}
+	registrar.Wait()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
+	defer cancel()
+	if err := r.register(dctx, 0); err != nil {
+		r.log.Warn("deregister failed; the registration expires by its TTL", "error", err)
+	}
+	r.log.Info("runtime stopped")
+	return nil
+}
+
+// register writes the registration with the given time to live (0 = expired now, i.e. deregistered).
+func (r *Runtime) register(ctx context.Context, ttl time.Duration) error {
+	now := r.cfg.Clock()
+	info := r.info
+	info.HeartbeatAt = now.Unix()
+	info.ExpiresAt = now.Add(ttl).Unix()
+	return r.eng.RegisterRuntime(ctx, info)
+}
+
+func (r *Runtime) keepRegistered(ctx context.Context) {
+	t := time.NewTicker(r.cfg.RegisterEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := r.register(ctx, r.cfg.RegistrationTTL); err != nil && ctx.Err() == nil {
+				r.log.Warn("registration heartbeat failed", "error", err)
+			}
+		}
+	}
+}
+
+// worker long-polls the activity while poll is live and runs each task it receives on work.
+func (r *Runtime) worker(poll, work context.Context) {
+	backoff := time.Duration(0)
+	for poll.Err() == nil {
+		out, err := r.act.GetActivityTask(poll, &sfn.GetActivityTaskInput{ActivityArn: aws.String(r.cfg.ActivityARN), WorkerName: aws.String(r.cfg.ID)})
+		if err != nil {
+			if poll.Err() != nil {
+				return
+			}
+			backoff = min(max(2*backoff, 100*time.Millisecond), 5*time.Second)
+			r.log.Warn("get activity task failed", "error", err, "retry_in", backoff)
+			select {
+			case <-poll.Done():
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		if out.TaskToken == nil || *out.TaskToken == "" {
+			continue
+		}
+		r.handle(work, *out.TaskToken, aws.ToString(out.Input))
+	}
+}
+
+// errTaskGone is the cancellation cause when Step Functions no longer knows the task (timed out, or its
+// execution ended): nothing may be sent for it any more.
+var errTaskGone = errors.New("the activity task timed out or no longer exists")
+
+// errStopping is the failure of a task cancelled by shutdown.
+var errStopping = errors.New("runtime stopping")
+
+// handle runs one activity task to its SendTaskSuccess or SendTaskFailure.
+func (r *Runtime) handle(work context.Context, token, input string) {
+	var in TaskInput
+	if err := json.Unmarshal([]byte(input), &in); err != nil || in.SessionID == "" || in.TurnID == "" {
+		r.fail(work, token, ErrorHarness, "the activity task input is not {session_id, turn_id, harness}")
+		return
+	}
+	log := r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
+	if in.Harness != "" && in.Harness != r.cfg.Kind {
+		log.Warn("task for another harness kind", "harness", in.Harness)
+		r.fail(work, token, ErrorRuntimeIncapable, fmt.Sprintf("runtime %s hosts harness %q, not %q", r.cfg.ID, r.cfg.Kind, in.Harness))
+		return
+	}
+	every := r.cfg.TaskHeartbeat
+	if in.HeartbeatSeconds > 0 {
+		every = min(every, max(time.Duration(in.HeartbeatSeconds)*time.Second/3, 100*time.Millisecond))
+	}
+	task, cancel := context.WithCancelCause(work)
+	defer cancel(nil)
+	beats, stopBeats := context.WithCancel(task)
+	var beating sync.WaitGroup
+	beating.Go(func() { r.heartbeat(beats, token, every, cancel) })
+
+	out, err := r.step(task, in)
+	stopBeats()
+	beating.Wait()
+	if errors.Is(context.Cause(task), errTaskGone) {
+		log.Warn("task abandoned: Step Functions no longer knows it", "error", err)
+		return
+	}
+	if err != nil {
+		if work.Err() != nil {
+			err = fmt.Errorf("%w: %w", errStopping, err)
+		}
+		name, cause := classify(err)
+		log.Warn("task failed", "error_name", name, "error", err)
+		r.fail(work, token, name, cause)
+		return
+	}
+	body, _ := json.Marshal(out)
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
+	defer scancel()
+	if _, err := r.act.SendTaskSuccess(sctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(string(body))}); err != nil {
+		log.Warn("send task success failed", "error", err)
+		return
+	}
+	log.Info("task done", "status", out.Status, "round", out.Round)
+}
+
+// step begins (or resumes) the turn and runs one harness step.
+func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, error) {
+	run, err := r.eng.BeginRun(ctx, in.SessionID, in.TurnID)
+	if err != nil {
+		return harness.Outcome{}, fmt.Errorf("begin run: %w", err)
+	}
+	model, err := r.cfg.Providers.Model(run.Session.Snapshot.Config)
+	if err != nil {
+		return harness.Outcome{}, err
+	}
+	return harness.Run(ctx, harness.JobOf(run), model)
+}
+
+// heartbeat sends SendTaskHeartbeat every interval until ctx ends; when Step Functions reports the task gone it
+// cancels the task's work with errTaskGone.
+func (r *Runtime) heartbeat(ctx context.Context, token string, every time.Duration, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, err := r.act.SendTaskHeartbeat(ctx, &sfn.SendTaskHeartbeatInput{TaskToken: aws.String(token)})
+			var timedOut *types.TaskTimedOut
+			var missing *types.TaskDoesNotExist
+			switch {
+			case errors.As(err, &timedOut) || errors.As(err, &missing):
+				cancel(errTaskGone)
+				return
+			case err != nil && ctx.Err() == nil:
+				r.log.Warn("task heartbeat failed", "error", err)
+			}
+		}
+	}
+}
+
+// fail sends SendTaskFailure on a context detached from shutdown.
+func (r *Runtime) fail(work context.Context, token, name, cause string) {
+	if len(cause) > maxCauseBytes {
+		cause = cause[:maxCauseBytes]
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
+	defer cancel()
+	if _, err := r.act.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(name), Cause: aws.String(cause)}); err != nil {
+		r.log.Warn("send task failure failed", "error_name", name, "error", err)
+	}
+}
+
+// classify maps a step's error to the ASL error name and a cause that is safe to store and show: only the causes
+// of the harness's typed errors are passed on; anything else gets a fixed cause (the detail is logged).
+func classify(err error) (name, cause string) {
+	var me *harness.ModelError
+	var ce *harness.ConfigError
+	switch {
+	case errors.Is(err, engine.ErrTurnNotRunnable):
+		return ErrorTurnNotRunnable, "the turn was cancelled or has ended"
+	case errors.Is(err, errStopping):
+		return ErrorHarness, "the runtime stopped before the step finished"
+	case errors.As(err, &me):
+		return ErrorModel, me.Cause
+	case errors.Is(err, harness.ErrProtocolUnavailable) && errors.As(err, &ce):
+		return ErrorRuntimeIncapable, ce.Cause
+	case errors.As(err, &ce):
+		return ErrorHarness, ce.Cause
+	default:
+		return ErrorHarness, "internal harness error"
+	}
+}
