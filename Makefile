@@ -1,0 +1,160 @@
+# Baton — `make help` lists the targets.
+#
+# Sections: Help · Tools · Build · sam build targets · Checks · Tests · Clean.
+# Other sections (local, test, bench, demo) are added by their owners; keep one section per concern.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO       ?= go
+NPM      ?= npm
+CFN_LINT ?= cfn-lint
+
+# npm test tools (DynamoDB Local jar, asl-validator, MCP test server); committed package.json + lockfile,
+# git-ignored node_modules.
+TOOLS_DIR    := tools
+NODE_MODULES := $(TOOLS_DIR)/node_modules
+ASL_VALIDATOR := $(NODE_MODULES)/.bin/asl-validator
+
+BIN := bin
+
+# Lambda functions: folder under functions/ → template.yaml logical ID.
+FUNCTIONS := api stream park settle reconcile
+# How every function is built for provided.al2023 on arm64 (as `sam build` runs it through build-<LogicalId>).
+LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath
+
+# Native binaries of the local stack (built when their package exists).
+RUNTIME_PKG  ?= ./runtimes/baton
+LAUNCHER_PKG ?= ./local/cmd/baton-local
+
+STATE_MACHINES := $(wildcard statemachines/*.asl.json)
+
+##@ Help
+
+.PHONY: help
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} \
+		/^##@/ {printf "\n\033[1m%s\033[0m\n", substr($$0, 5); next} \
+		/^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[36m%-24s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+##@ Tools
+
+.PHONY: tools
+tools: $(NODE_MODULES)/.installed ## Install the npm test tools into tools/node_modules (skipped when up to date)
+
+# The stamp is newer than package.json and the lockfile once `npm ci` has installed exactly the lockfile.
+$(NODE_MODULES)/.installed: $(TOOLS_DIR)/package.json $(TOOLS_DIR)/package-lock.json
+	cd $(TOOLS_DIR) && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
+##@ Build
+
+.PHONY: build
+build: ## Build every function (linux/arm64 bootstrap) plus the runtime and the launcher into bin/
+	@set -e; for f in $(FUNCTIONS); do \
+		echo "build functions/$$f"; \
+		$(LAMBDA_BUILD) -o $(BIN)/functions/$$f/bootstrap ./functions/$$f; \
+	done
+	@if [ -d "$(RUNTIME_PKG)" ]; then echo "build $(RUNTIME_PKG)"; $(GO) build -o $(BIN)/baton-runtime $(RUNTIME_PKG); fi
+	@if [ -d "$(LAUNCHER_PKG)" ]; then echo "build $(LAUNCHER_PKG)"; $(GO) build -o $(BIN)/baton-local $(LAUNCHER_PKG); fi
+
+##@ sam build targets (BuildMethod: makefile; sam runs `make build-<LogicalId>` at the root with ARTIFACTS_DIR set)
+
+.PHONY: build-ApiFunction build-StreamFunction build-ParkFunction build-SettleFunction build-ReconcileFunction
+
+build-ApiFunction: ## sam build: functions/api → $(ARTIFACTS_DIR)/bootstrap
+	$(call lambda_bootstrap,./functions/api)
+
+build-StreamFunction: ## sam build: functions/stream → $(ARTIFACTS_DIR)/bootstrap
+	$(call lambda_bootstrap,./functions/stream)
+
+build-ParkFunction: ## sam build: functions/park → $(ARTIFACTS_DIR)/bootstrap
+	$(call lambda_bootstrap,./functions/park)
+
+build-SettleFunction: ## sam build: functions/settle → $(ARTIFACTS_DIR)/bootstrap
+	$(call lambda_bootstrap,./functions/settle)
+
+build-ReconcileFunction: ## sam build: functions/reconcile → $(ARTIFACTS_DIR)/bootstrap
+	$(call lambda_bootstrap,./functions/reconcile)
+
+# lambda_bootstrap builds package $(1) into $(ARTIFACTS_DIR)/bootstrap.
+define lambda_bootstrap
+	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)"; exit 2; }
+	$(LAMBDA_BUILD) -o $(ARTIFACTS_DIR)/bootstrap $(1)
+endef
+
+##@ Checks
+
+.PHONY: lint
+lint: tools ## go vet, cfn-lint on template.yaml, asl-validator on every statemachines/*.asl.json
+	$(GO) vet ./...
+	$(CFN_LINT) template.yaml
+	@set -e; for def in $(STATE_MACHINES); do $(ASL_VALIDATOR) --json-path $$def; done
+
+.PHONY: check-template
+check-template: ## Build every function with its build-<LogicalId> target into a temporary ARTIFACTS_DIR, as sam build would
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for id in $$(sed -n 's/^build-\([A-Za-z0-9]*Function\):.*/\1/p' $(firstword $(MAKEFILE_LIST))); do \
+		mkdir -p "$$tmp/$$id"; \
+		$(MAKE) --no-print-directory build-$$id ARTIFACTS_DIR="$$tmp/$$id"; \
+		test -s "$$tmp/$$id/bootstrap" || { echo "build-$$id produced no bootstrap"; exit 1; }; \
+		echo "ok build-$$id"; \
+	done
+
+##@ Local stack
+
+.PHONY: local
+local: tools build-native ## Run Baton locally with its embedded defaults (API on 127.0.0.1:8080; Ctrl-C stops everything)
+	$(BIN)/baton-local -modules $(NODE_MODULES) -runtime-bin $(BIN)/baton-runtime $(LOCAL_FLAGS)
+
+.PHONY: demo
+demo: tools build-native ## Run the inline-function scenario against a fresh stack and print the transcript
+	$(GO) run ./local/cmd/baton-demo -modules $(NODE_MODULES) -bin $(BIN)
+
+.PHONY: build-native
+build-native: ## Build the launcher and the baton runtime for this machine into bin/
+	$(GO) build -o $(BIN)/baton-runtime $(RUNTIME_PKG)
+	$(GO) build -o $(BIN)/baton-local $(LAUNCHER_PKG)
+
+##@ Tests
+
+# Everything CI runs. It installs and starts what the tests need and stops it afterwards; it prints its duration.
+.PHONY: test
+test: ## Run every check and test (template, ASL, builds, unit, integration, end-to-end); prints its duration
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory test-all; rc=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s (exit $$rc)"; exit $$rc
+
+.PHONY: test-all
+test-all: tools build-native lint check-template
+	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) BATON_BIN_DIR=$(abspath $(BIN)) \
+		$(GO) test -count=1 -timeout 25m ./... $(TEST_FLAGS)
+	$(MAKE) --no-print-directory fuzz
+
+.PHONY: test-unit
+test-unit: ## Unit tests only (nothing running needed)
+	$(GO) test -count=1 -short ./shared/... ./local/sfn/...
+
+FUZZTIME ?= 10s
+.PHONY: fuzz
+fuzz: ## Run every fuzz target briefly (FUZZTIME=10s; longer by hand)
+	@set -e; for pkg in $$($(GO) list ./... ); do \
+		dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+		for f in $$(grep -hoE '^func Fuzz[A-Za-z0-9_]+' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+			echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$${f}\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+.PHONY: bench
+bench: tools build-native ## Measure one inline round trip: AWS requests and state transitions per turn, tool-result → completed latency
+	$(GO) run ./bench/turnbench -modules $(NODE_MODULES) -bin $(BIN)
+
+.PHONY: test-infra
+test-infra: tools ## Tests of the template, DynamoDB Local, the Lambda host (needs java; CI=true fails instead of skipping)
+	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) test ./local/template/... ./local/ddblocal/... ./local/lambdahost/... ./tests/integration/template/...
+
+##@ Clean
+
+.PHONY: clean
+clean: ## Remove build output (bin/, .aws-sam/)
+	rm -rf $(BIN) .aws-sam

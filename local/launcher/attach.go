@@ -1,0 +1,75 @@
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/baton-run/baton/shared/httpapi"
+	"github.com/baton-run/baton/shared/metrics"
+	"github.com/baton-run/baton/shared/setup"
+)
+
+// Attach serves one more Agents API process against an already running stack (described by its state file):
+// same table, same Step Functions endpoint, its own listener. Several API processes sharing one table is how the
+// API scales on AWS, and how tests prove that no in-process lock is needed. It writes its own Stack (with its API
+// URL) to stateFile when ready and blocks until ctx ends.
+func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	b, err := os.ReadFile(baseStateFile)
+	if err != nil {
+		return fmt.Errorf("read stack description: %w", err)
+	}
+	var st Stack
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("decode stack description %s: %w", baseStateFile, err)
+	}
+	for k, v := range map[string]string{
+		"AWS_REGION": region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": st.SFNURL, "AWS_ENDPOINT_URL_LAMBDA": st.LambdaURL,
+		"AWS_EC2_METADATA_DISABLED": "true", "BATON_TABLE": st.Table, "BATON_STATE_MACHINE_ARN": st.StateMachineARN,
+	} {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return fmt.Errorf("AWS configuration: %w", err)
+	}
+	deps := setup.New(setup.ConfigFromEnv(), awsCfg, nil)
+	ln, err := net.Listen("tcp", orDefault(apiAddr, "127.0.0.1:0"))
+	if err != nil {
+		return fmt.Errorf("listen for the API: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: st.AdminKey}))
+	mux.Handle("GET /_baton/metrics", metrics.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go serve(log, "api", srv, ln)
+	defer shutdown(srv)
+	st.APIURL = "http://" + ln.Addr().String()
+	st.BaseURL = st.APIURL + "/v1"
+	st.PID = os.Getpid()
+	st.RuntimePIDs = nil
+	if stateFile != "" {
+		out, _ := json.MarshalIndent(st, "", "  ")
+		if err := os.WriteFile(stateFile+".tmp", out, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(stateFile+".tmp", stateFile); err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	return nil
+}

