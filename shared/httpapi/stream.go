@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/session"
+)
+
+// streamBatch is how many events one Store read returns.
+const streamBatch = 100
+
+// sessionCheckInterval is how often a stream re-reads its Session to notice a deletion.
+const sessionCheckInterval = time.Second
+
+// streamEvents: GET /v1/agents/sessions/{session_id}/events → 200 text/event-stream, live only: it starts after
+// the Session's latest committed event (spec/agents-api-rules.md §2.6). As a documented extension, a
+// `Last-Event-ID` of this Session's stream resumes right after that event (DESIGN "Streams"). The stream ends when
+// the client disconnects, the Session is deleted, or Options.MaxStreamDuration elapses.
+func (a *api) streamEvents(w http.ResponseWriter, r *http.Request) {
+	s, err := a.eng.GetSession(r.Context(), project(r), r.PathValue("session_id"))
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	after := s.EventSeq
+	if seq, ok := engine.SeqOfID(r.Header.Get("Last-Event-ID")); ok && seq < after {
+		after = seq
+	}
+	a.stream(w, r, s.ID, after, http.StatusOK, false)
+}
+
+// startStream writes the SSE headers and the connection comment and flushes them at once (the SDK's client has
+// a 10-minute response-header timeout).
+func (a *api) startStream(w http.ResponseWriter, r *http.Request, status int) *http.ResponseController {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	setProcessingMs(w, r)
+	w.WriteHeader(status)
+	rc := http.NewResponseController(w)
+	_, _ = w.Write([]byte(": connected\n\n"))
+	_ = rc.Flush()
+	return rc
+}
+
+// stream writes the Session's events with sequence > after as SSE frames
+// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval and writing a
+// `: keep-alive` comment after Options.KeepAliveInterval of silence. untilSettled ends the stream right after the
+// first agent.session.idle or agent.session.failed (the creation stream).
+func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, after int64, status int, untilSettled bool) {
+	ctx := r.Context()
+	rc := a.startStream(w, r, status)
+	deadline := time.Now().Add(a.opts.MaxStreamDuration)
+	lastWrite, lastCheck := time.Now(), time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		events, err := a.eng.EventsAfter(ctx, sessionID, after, streamBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				a.logError(r, "read session events", err)
+			}
+			return // the client reconnects; nothing is lost, events stay in the log
+		}
+		for _, ev := range events {
+			if _, err := w.Write(frame(ev)); err != nil {
+				return
+			}
+			after = ev.Seq
+			if untilSettled && (ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed) {
+				_ = rc.Flush()
+				return
+			}
+		}
+		now := time.Now()
+		if len(events) > 0 {
+			lastWrite = now
+			if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return
+			}
+		} else if now.Sub(lastWrite) >= a.opts.KeepAliveInterval {
+			if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			lastWrite = now
+		}
+		if now.After(deadline) {
+			return
+		}
+		if now.Sub(lastCheck) >= sessionCheckInterval {
+			lastCheck = now
+			if _, err := a.eng.GetSession(ctx, project(r), sessionID); errors.Is(err, engine.ErrNotFound) {
+				return
+			}
+		}
+		if len(events) == streamBatch {
+			timer.Reset(0) // more are waiting
+		} else {
+			timer.Reset(a.opts.PollInterval)
+		}
+	}
+}
+
+// frame renders one event as an SSE frame. The stored JSON is written as is (it is one line and never has a
+// top-level `error` key, spec/agents-api-wire.md §4.2); a multi-line value is compacted first.
+func frame(ev session.Event) []byte {
+	data := []byte(ev.Data)
+	if bytes.ContainsAny(data, "\r\n") {
+		var b bytes.Buffer
+		if json.Compact(&b, data) == nil {
+			data = b.Bytes()
+		}
+	}
+	var b bytes.Buffer
+	b.Grow(len(data) + len(ev.Type) + len(ev.ID) + 24)
+	b.WriteString("event: ")
+	b.WriteString(ev.Type)
+	b.WriteString("\nid: ")
+	b.WriteString(ev.ID)
+	b.WriteString("\ndata: ")
+	b.Write(data)
+	b.WriteString("\n\n")
+	return b.Bytes()
+}
