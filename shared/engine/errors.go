@@ -32,17 +32,17 @@ func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Cod
 
 // Codes of the wire errors the engine returns (spec/agents-api-rules.md §6).
 const (
-	CodeInvalidRequestError   = "invalid_request_error"
-	CodeInvalidRequest        = "invalid_request"
-	CodeUnsupportedConfig     = "unsupported_or_invalid_configuration"
-	CodeConflictError         = "conflict_error"
-	CodeIdempotencyConflict   = "idempotency_conflict"
-	CodeExecutionUnavailable  = "execution_unavailable"
-	CodeNotFound              = "not_found_error"
-	MessageDifferentResult    = "The tool call already has a different result."
-	MessageTurnNotAccepting   = "The Turn cannot accept this input in its current state."
-	MessageIdempotencyReused  = "This idempotency key was used with different input."
-	MessageSessionBusy        = "The Session already has an active Turn; wait for it to finish or cancel it."
+	CodeInvalidRequestError    = "invalid_request_error"
+	CodeInvalidRequest         = "invalid_request"
+	CodeUnsupportedConfig      = "unsupported_or_invalid_configuration"
+	CodeConflictError          = "conflict_error"
+	CodeIdempotencyConflict    = "idempotency_conflict"
+	CodeExecutionUnavailable   = "execution_unavailable"
+	CodeNotFound               = "not_found_error"
+	MessageDifferentResult     = "The tool call already has a different result."
+	MessageTurnNotAccepting    = "The Turn cannot accept this input in its current state."
+	MessageIdempotencyReused   = "This idempotency key was used with different input."
+	MessageSessionBusy         = "The Session already has an active Turn; wait for it to finish or cancel it."
 	MessageSessionNotDeletable = "session must be durably idle or failed without required actions before deletion"
 )
 

@@ -64,6 +64,8 @@ type Store interface {
 // Snapshot is written only with a new session. Each TurnWrite does the same for a turn. Items, Events, Calls,
 // Results and Idempotency are created and must not exist (Items with Replace overwrite the item of that seq).
 type Commit struct {
+	// SessionID names the session partition when Session is nil (e.g. a commit of calls only).
+	SessionID      string
 	Session        *session.Session
 	SessionVersion int64
 	Turns          []TurnWrite

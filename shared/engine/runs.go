@@ -251,44 +251,91 @@ func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 	})
 }
 
-// RequestCalls parks the turn on function calls the model made, in call order. In one transaction it stores the
-// calls (so tool results are admitted from then on), moves the turn to waiting with a new round, appends one
-// function_call item per call (events item.added then item.done each) and sets the Session to requires_action
-// with the calls as required actions (event requires_action) — the calls are durable before any event shows them
-// (DESIGN Decision 7). Returns the new round for the activity output.
+// RequestCalls parks the turn on function calls the model made, in call order. It stores the calls (so tool
+// results are admitted from then on), moves the turn to waiting with a new round, appends one function_call item
+// per call (events item.added then item.done each) and sets the Session to requires_action with the calls as
+// required actions (event requires_action) — the calls are durable before any event shows them (DESIGN
+// Decision 7). Up to singleCommitCalls calls this is one transaction; larger batches first store the calls, then
+// append the items and events in chunks that fit DynamoDB's transaction limit, requires_action last. Returns the
+// new round for the activity output.
 func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error) {
 	if len(calls) == 0 {
 		return 0, errors.New("request calls: no calls")
 	}
-	var round int
-	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		t.Round++
-		round = t.Round
-		t.PendingCalls = nil
-		t.Status = session.TurnWaiting
-		s.RequiredActions = nil
-		for _, pc := range calls {
-			idx := t.OutputCount
-			t.OutputCount++
-			args := pc.Arguments
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
-			}
-			it := w.item("fc", session.Item{Type: session.ItemFunctionCall, TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: args, Status: session.ItemCompleted})
-			it.OutputIndex = &idx
-			w.items[len(w.items)-1].Item = it
-			added := it
-			added.Status = session.ItemInProgress
-			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = added; m["output_index"] = idx })
-			w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
-			w.calls = append(w.calls, session.Call{CallID: pc.CallID, TurnID: t.ID, Round: round, Name: pc.Name, Arguments: args, ItemID: it.ID})
-			t.PendingCalls = append(t.PendingCalls, pc.CallID)
-			s.RequiredActions = append(s.RequiredActions, session.RequiredAction{Type: "function_call", TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: args})
+	round := r.Turn.Round + 1
+	stored := make([]session.Call, len(calls))
+	for i, pc := range calls {
+		args := pc.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
 		}
-		t.CallsTotal += len(calls)
-		s.Status = session.StatusRequiresAction
-		w.event(session.EventSessionRequiresAction, "", func(m map[string]any) { m["session"] = *s })
-		return nil
-	})
-	return round, err
+		calls[i].Arguments = args
+		stored[i] = session.Call{CallID: pc.CallID, TurnID: r.Turn.ID, Round: round, Name: pc.Name, Arguments: args}
+	}
+	single := len(calls) <= singleCommitCalls
+	if !single {
+		for start := 0; start < len(stored); start += callsPerCallCommit {
+			chunk := stored[start:min(start+callsPerCallCommit, len(stored))]
+			if err := r.e.commit(ctx, Commit{SessionID: r.Session.ID, Calls: chunk}); err != nil {
+				return 0, fmt.Errorf("store calls of turn %s: %w", r.Turn.ID, err)
+			}
+		}
+	}
+	chunk := len(calls)
+	if !single {
+		chunk = itemsPerCommit
+	}
+	for start := 0; start < len(calls); start += chunk {
+		end := min(start+chunk, len(calls))
+		first, last := start == 0, end == len(calls)
+		err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+			if first {
+				t.Round = round
+				t.PendingCalls = nil
+				for _, pc := range calls {
+					t.PendingCalls = append(t.PendingCalls, pc.CallID)
+				}
+				t.CallsTotal += len(calls)
+				t.Status = session.TurnWaiting
+			}
+			for i := start; i < end; i++ {
+				pc := calls[i]
+				idx := t.OutputCount
+				t.OutputCount++
+				it := w.item("fc", session.Item{Type: session.ItemFunctionCall, TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: pc.Arguments, Status: session.ItemCompleted})
+				it.OutputIndex = &idx
+				w.items[len(w.items)-1].Item = it
+				added := it
+				added.Status = session.ItemInProgress
+				w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = added; m["output_index"] = idx })
+				w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+				if single {
+					c := stored[i]
+					c.ItemID = it.ID
+					w.calls = append(w.calls, c)
+				}
+			}
+			if last {
+				s.RequiredActions = nil
+				for _, pc := range calls {
+					s.RequiredActions = append(s.RequiredActions, session.RequiredAction{Type: "function_call", TurnID: t.ID, CallID: pc.CallID, Name: pc.Name, Arguments: pc.Arguments})
+				}
+				s.Status = session.StatusRequiresAction
+				w.event(session.EventSessionRequiresAction, "", func(m map[string]any) { m["session"] = *s })
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return round, nil
 }
+
+// Transaction budgets (DynamoDB allows 100 writes per transaction): a call costs a CALL record, an item and two
+// events; session META, turn and the requires_action event come on top.
+const (
+	singleCommitCalls  = 24
+	itemsPerCommit     = 30
+	callsPerCallCommit = 90
+)

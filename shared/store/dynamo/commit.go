@@ -84,7 +84,7 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 			return err
 		}
 	}
-	sessionID := ""
+	sessionID := c.SessionID
 	if c.Session != nil {
 		sessionID = c.Session.ID
 	} else if len(c.Turns) > 0 {

@@ -565,4 +565,3 @@ func (s *Store) ListRuntimes(ctx context.Context) ([]engine.RuntimeInfo, error) 
 	})
 	return out, err
 }
-
