@@ -66,22 +66,10 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		return eff, nil
 	}
 
-	// Load what the batch refers to: the active turn, and every call and stored result it names.
-	var callIDs []string
-	for _, in := range inputs {
-		if in.ToolResult != nil {
-			callIDs = append(callIDs, in.ToolResult.CallID)
-		}
-	}
-	calls, results := map[string]session.Call{}, map[string]session.ToolResult{}
-	if len(callIDs) > 0 {
-		if calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
-			return eff, err
-		}
-		if results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
-			return eff, err
-		}
-	}
+	// Load what the batch refers to: the active turn, every call it names, the turns of those calls, and only then
+	// the stored results. The order matters: a result another API process commits concurrently lands before its
+	// turn update, so reading turns first and results last means a turn that already counts a call as answered is
+	// always read together with that call's result, and an identical concurrent retry is recognised as one.
 	turns := map[string]*session.Turn{}
 	loadTurn := func(id string) (*session.Turn, error) {
 		if t, ok := turns[id]; ok {
@@ -97,6 +85,26 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 	var active *session.Turn
 	if s.ActiveTurnID != "" {
 		if active, err = loadTurn(s.ActiveTurnID); err != nil {
+			return eff, err
+		}
+	}
+	var callIDs []string
+	for _, in := range inputs {
+		if in.ToolResult != nil {
+			callIDs = append(callIDs, in.ToolResult.CallID)
+		}
+	}
+	calls, results := map[string]session.Call{}, map[string]session.ToolResult{}
+	if len(callIDs) > 0 {
+		if calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
+			return eff, err
+		}
+		for _, c := range calls {
+			if _, err := loadTurn(c.TurnID); err != nil {
+				return eff, err
+			}
+		}
+		if results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
 			return eff, err
 		}
 	}
@@ -180,6 +188,9 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		c.Turns = append(c.Turns, TurnWrite{Turn: *t, Version: t.Version})
 	}
 	if newTurn != nil {
+		if err := e.checkDispatch(ctx, *newTurn); err != nil {
+			return effects{}, err
+		}
 		c.Turns = append(c.Turns, TurnWrite{Turn: *newTurn, Unstarted: true})
 		eff.start = newTurn
 	}
