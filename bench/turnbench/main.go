@@ -1,0 +1,567 @@
+// Command turnbench (`make bench`) measures one turn with one inline round trip (user message → function call →
+// required action → tool result → final answer, scripted model) on a fresh local stack, and prints:
+//
+//   - AWS requests per turn by process and operation: the launcher process (the API, plus Park, Settle and the
+//     Step Functions endpoint's Lambda calls; read from its GET /_baton/metrics) and the harness runtime (counted
+//     by a reverse proxy this program puts between the runtime and DynamoDB Local / the Step Functions endpoint);
+//   - Step Functions state transitions per turn (GET /_baton/stats on the Step Functions endpoint);
+//   - the latency from the tool-result POST to the turn's agent.session.turn.completed event on the SSE stream
+//     (p50/p95), beside one DynamoDB Local UpdateItem round trip (p50/p95) measured in the same run.
+//
+// Counts come from a first phase whose runtime talks through the counting proxy; latency from a second phase
+// whose runtime talks to the endpoints directly (the proxy would add a hop to each of its requests). Every turn
+// runs on a new session with its own SSE stream; the API's counts include that stream's polling of the table.
+// Needs bin/baton-local and bin/baton-runtime (`make build`).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/baton-run/baton/local/stackproc"
+)
+
+func main() {
+	turns := flag.Int("turns", 50, "measured turns for the latency")
+	countTurns := flag.Int("count-turns", 10, "measured turns for the request counts")
+	warmup := flag.Int("warmup", 3, "unmeasured turns before each phase")
+	updates := flag.Int("updates", 200, "DynamoDB Local UpdateItem round trips")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := run(ctx, *turns, *countTurns, *warmup, *updates); err != nil {
+		fmt.Fprintln(os.Stderr, "turnbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, turns, countTurns, warmup, updates int) error {
+	root, err := stackproc.FindRoot()
+	if err != nil {
+		return err
+	}
+	fmt.Println("Starting a fresh local stack without a runtime…")
+	p, err := stackproc.Start(ctx, stackproc.Options{RootDir: root, Runtimes: -1})
+	if err != nil {
+		return err
+	}
+	defer p.Stop()
+	b := &bench{stack: p.Stack, client: openai.NewClient(option.WithBaseURL(p.BaseURL), option.WithAPIKey(p.APIKey), option.WithMaxRetries(0))}
+	if b.agentID, err = b.newAgent(ctx); err != nil {
+		return err
+	}
+
+	// Phase 1: counts, runtime behind the counting proxy.
+	proxy, err := newCountingProxy(map[string]string{"dynamodb": p.DynamoDBURL, "sfn": p.SFNURL})
+	if err != nil {
+		return err
+	}
+	defer proxy.Close()
+	rt, err := startRuntime(root, p.WorkDir, p.Stack, proxy.URL("dynamodb"), proxy.URL("sfn"))
+	if err != nil {
+		return err
+	}
+	if err := waitRuntime(ctx, p.Stack, rt.id); err != nil {
+		return err
+	}
+	fmt.Printf("Phase 1: %d warm-up + %d counted turns (runtime requests through a counting proxy)…\n", warmup, countTurns)
+	for i := 0; i < warmup; i++ {
+		if _, err := b.turn(ctx, nil); err != nil {
+			return err
+		}
+	}
+	var counted []turnCounts
+	for i := 0; i < countTurns; i++ {
+		var c turnCounts
+		c.runtimeBefore = proxy.Snapshot()
+		if _, err := b.turn(ctx, &c); err != nil {
+			return err
+		}
+		c.runtimeAfter = proxy.Snapshot()
+		counted = append(counted, c)
+	}
+	rt.stop()
+
+	// Phase 2: latency, runtime direct.
+	rt, err = startRuntime(root, p.WorkDir, p.Stack, p.DynamoDBURL, p.SFNURL)
+	if err != nil {
+		return err
+	}
+	if err := waitRuntime(ctx, p.Stack, rt.id); err != nil {
+		return err
+	}
+	defer rt.stop()
+	fmt.Printf("Phase 2: %d warm-up + %d timed turns (runtime direct)…\n", warmup, turns)
+	for i := 0; i < warmup; i++ {
+		if _, err := b.turn(ctx, nil); err != nil {
+			return err
+		}
+	}
+	var latencies []time.Duration
+	for i := 0; i < turns; i++ {
+		d, err := b.turn(ctx, nil)
+		if err != nil {
+			return err
+		}
+		latencies = append(latencies, d)
+	}
+	update, err := updateItemRoundTrips(ctx, p.Stack, updates)
+	if err != nil {
+		return err
+	}
+	report(os.Stdout, counted, latencies, update)
+	return nil
+}
+
+type bench struct {
+	stack   stackproc.Stack
+	client  openai.Client
+	agentID string
+}
+
+// turnCounts are the counters around one turn.
+type turnCounts struct {
+	apiBefore, apiAfter         map[string]int64
+	runtimeBefore, runtimeAfter map[string]int64
+	transitions                 int64
+}
+
+func (b *bench) newAgent(ctx context.Context) (string, error) {
+	a, err := b.client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{
+		Model: "scripted",
+		Tools: []openai.PersistedAgentToolParamUnion{openai.PersistedAgentToolParamOfParamFunction(
+			"Current weather for a city", "get_weather", map[string]any{
+				"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}})},
+	}, option.WithJSONSet("x_baton", map[string]any{"script": map[string]any{"rules": []any{
+		map[string]any{"when": map[string]any{"user_contains": "weather"},
+			"calls": []any{map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}}}},
+		map[string]any{"when": map[string]any{"after_tool": "get_weather"}, "reply": `Paris: {{tool_output "get_weather"}}`},
+	}}}))
+	if err != nil {
+		return "", explain("create agent", err)
+	}
+	return a.ID, nil
+}
+
+// turn runs one inline round trip on a new session and returns the time from just before the tool-result POST
+// to the arrival of turn.completed. With c set it records the API counters and the execution's transitions
+// around the turn (from the message POST until the execution has succeeded).
+func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	sessions := b.client.Beta.Agents.Sessions
+	s, err := sessions.New(ctx, openai.BetaAgentSessionNewParams{AgentID: openai.String(b.agentID),
+		Environment: openai.EnvironmentParamUnion{OfParamNone: &openai.EnvironmentParamNone{}}})
+	if err != nil {
+		return 0, explain("create session", err)
+	}
+	stream := sessions.Events.StreamStreaming(ctx, s.ID)
+	defer stream.Close()
+	if err := stream.Err(); err != nil {
+		return 0, explain("open stream", err)
+	}
+	if c != nil {
+		if c.apiBefore, err = getJSON[map[string]int64](ctx, b.stack.APIURL+"/_baton/metrics"); err != nil {
+			return 0, err
+		}
+	}
+	msg := openai.AgentSessionInputParamOfParamAgentSessionInputMessage([]openai.AgentSessionInputMessageParam{
+		{Content: []openai.InputContentParamUnion{openai.InputContentParamOfParamInputText("weather please")}}})
+	if err := sessions.Events.New(ctx, s.ID, openai.BetaAgentSessionEventNewParams{Events: []openai.AgentSessionInputParamUnion{msg}}); err != nil {
+		return 0, explain("post message", err)
+	}
+	var sent time.Time
+	var latency time.Duration
+	turnID := ""
+	for stream.Next() {
+		ev := stream.Current()
+		// Answer on requires_action, as a caller reading the session's required actions would.
+		if ev.Type == "agent.session.requires_action" && sent.IsZero() {
+			a := ev.Session.RequiredActions[0]
+			turnID = a.TurnID
+			result := openai.AgentSessionInputParamOfParamAgentSessionInputToolResult(a.CallID, true, a.TurnID)
+			result.OfParamAgentSessionInputToolResult.Output = openai.AgentFunctionCallOutputParamUnion{OfString: openai.String("sunny")}
+			sent = time.Now()
+			if err := sessions.Events.New(ctx, s.ID, openai.BetaAgentSessionEventNewParams{Events: []openai.AgentSessionInputParamUnion{result}}); err != nil {
+				return 0, explain("post tool result", err)
+			}
+		}
+		if ev.Type == "agent.session.turn.completed" && ev.TurnID == turnID && !sent.IsZero() {
+			latency = time.Since(sent)
+		}
+		if ev.Type == "agent.session.turn.failed" {
+			return 0, fmt.Errorf("turn %s failed: %s", ev.TurnID, ev.RawJSON())
+		}
+		if ev.Type == "agent.session.idle" && latency > 0 {
+			break
+		}
+	}
+	if latency == 0 {
+		return 0, fmt.Errorf("stream ended before the turn completed: %v", stream.Err())
+	}
+	if c != nil {
+		n, err := b.waitSucceeded(ctx, turnID)
+		if err != nil {
+			return 0, err
+		}
+		c.transitions = n
+		if c.apiAfter, err = getJSON[map[string]int64](ctx, b.stack.APIURL+"/_baton/metrics"); err != nil {
+			return 0, err
+		}
+	}
+	return latency, nil
+}
+
+// sfnStats is the part of GET /_baton/stats (local/sfn.Stats) the bench reads.
+type sfnStats struct {
+	Executions map[string]struct {
+		Status           string `json:"status"`
+		StateTransitions int64  `json:"state_transitions"`
+	} `json:"executions"`
+}
+
+// waitSucceeded waits until the turn's execution has succeeded and returns its state transitions.
+func (b *bench) waitSucceeded(ctx context.Context, turnID string) (int64, error) {
+	for {
+		st, err := getJSON[sfnStats](ctx, b.stack.SFNURL+"/_baton/stats")
+		if err != nil {
+			return 0, err
+		}
+		for arn, x := range st.Executions {
+			if strings.HasSuffix(arn, ":"+turnID) && x.Status == "SUCCEEDED" {
+				return x.StateTransitions, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("execution of %s did not succeed: %w", turnID, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func getJSON[T any](ctx context.Context, url string) (T, error) {
+	var v T
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return v, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return v, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return v, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return v, json.NewDecoder(resp.Body).Decode(&v)
+}
+
+// updateItemRoundTrips times n UpdateItem calls (ADD a counter on one item) against DynamoDB Local.
+func updateItemRoundTrips(ctx context.Context, st stackproc.Stack, n int) ([]time.Duration, error) {
+	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(st.DynamoDBURL),
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
+	in := &dynamodb.UpdateItemInput{
+		TableName: aws.String(st.Table),
+		Key: map[string]ddbtypes.AttributeValue{
+			"pk": &ddbtypes.AttributeValueMemberS{Value: "BENCH#updateitem"},
+			"sk": &ddbtypes.AttributeValueMemberS{Value: "META"},
+		},
+		UpdateExpression:          aws.String("ADD n :one"),
+		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":one": &ddbtypes.AttributeValueMemberN{Value: "1"}},
+	}
+	for i := 0; i < 20; i++ { // warm-up
+		if _, err := client.UpdateItem(ctx, in); err != nil {
+			return nil, fmt.Errorf("UpdateItem: %w", err)
+		}
+	}
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if _, err := client.UpdateItem(ctx, in); err != nil {
+			return nil, fmt.Errorf("UpdateItem: %w", err)
+		}
+		out = append(out, time.Since(start))
+	}
+	return out, nil
+}
+
+// runtimeProc is a baton-runtime child started by the bench.
+type runtimeProc struct {
+	id     string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+// waitRuntime waits until the admin API lists the runtime as live (GET /admin/v1/runtimes).
+func waitRuntime(ctx context.Context, st stackproc.Stack, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, st.APIURL+"/admin/v1/runtimes", nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+st.AdminKey)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			var list struct {
+				Data []struct {
+					ID string `json:"id"`
+				} `json:"data"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			for _, r := range list.Data {
+				if r.ID == id {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("runtime %s did not register: %w", id, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// startRuntime starts bin/baton-runtime for the stack's baton Activity, with the given DynamoDB and Step
+// Functions endpoints; its log goes to logDir.
+func startRuntime(root, logDir string, st stackproc.Stack, dynamoURL, sfnURL string) (*runtimeProc, error) {
+	id := fmt.Sprintf("rt_bench_%d", time.Now().UnixNano())
+	cmd := exec.Command(filepath.Join(root, "bin", "baton-runtime"))
+	cmd.Env = append(os.Environ(),
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_ENDPOINT_URL_DYNAMODB="+dynamoURL, "AWS_ENDPOINT_URL_SFN="+sfnURL, "AWS_ENDPOINT_URL_LAMBDA="+st.LambdaURL,
+		"BATON_TABLE="+st.Table, "BATON_STATE_MACHINE_ARN="+st.StateMachineARN,
+		"BATON_ACTIVITY_ARN=arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
+		"BATON_HARNESS_KIND=baton", "BATON_RUNTIME_ID="+id,
+		"BATON_HEARTBEAT_SECONDS=10")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if logf, err := os.CreateTemp(logDir, "runtime-*.log"); err == nil {
+		cmd.Stdout, cmd.Stderr = logf, logf // the runtime logs every task
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start baton-runtime: %w", err)
+	}
+	r := &runtimeProc{id: id, cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(r.exited) }()
+	return r, nil
+}
+
+func (r *runtimeProc) stop() {
+	select {
+	case <-r.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-r.exited:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+		<-r.exited
+	}
+}
+
+// countingProxy forwards to named AWS endpoints and counts requests by "<service>.<operation>", read from the
+// X-Amz-Target header of the JSON protocols (DynamoDB_20120810.GetItem → DynamoDB.GetItem,
+// AWSStepFunctions.SendTaskSuccess → SFN.SendTaskSuccess).
+type countingProxy struct {
+	mu      sync.Mutex
+	counts  map[string]int64
+	servers []*http.Server
+	urls    map[string]string
+}
+
+// newCountingProxy listens on one loopback port per named target.
+func newCountingProxy(targets map[string]string) (*countingProxy, error) {
+	p := &countingProxy{counts: map[string]int64{}, urls: map[string]string{}}
+	for name, target := range targets {
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, err
+		}
+		rp := httputil.NewSingleHostReverseProxy(u)
+		rp.FlushInterval = -1
+		rp.ErrorLog = log.New(io.Discard, "", 0) // polls cut short when a runtime stops are expected
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.count(r.Header.Get("X-Amz-Target"))
+			rp.ServeHTTP(w, r)
+		})}
+		go func() { _ = srv.Serve(ln) }()
+		p.servers = append(p.servers, srv)
+		p.urls[name] = "http://" + ln.Addr().String()
+	}
+	return p, nil
+}
+
+func (p *countingProxy) URL(name string) string { return p.urls[name] }
+
+func (p *countingProxy) count(target string) {
+	service, op, ok := strings.Cut(target, ".")
+	if !ok {
+		service, op = "unknown", target
+	}
+	switch {
+	case strings.HasPrefix(service, "DynamoDB"):
+		service = "DynamoDB"
+	case service == "AWSStepFunctions":
+		service = "SFN"
+	}
+	p.mu.Lock()
+	p.counts[service+"."+op]++
+	p.mu.Unlock()
+}
+
+// Snapshot returns a copy of the counters.
+func (p *countingProxy) Snapshot() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int64, len(p.counts))
+	for k, v := range p.counts {
+		out[k] = v
+	}
+	return out
+}
+
+func (p *countingProxy) Close() {
+	for _, srv := range p.servers {
+		_ = srv.Close()
+	}
+}
+
+// report prints the tables.
+func report(out *os.File, counted []turnCounts, latencies, updates []time.Duration) {
+	fmt.Fprintf(out, "\nBaton turn benchmark — one inline round trip per turn (scripted model, local stack)\n\n")
+	fmt.Fprintf(out, "AWS requests per turn (mean over %d turns; message POST through the execution's success)\n", len(counted))
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "process\toperation\tper turn\tmin\tmax\t")
+	totals := map[string]float64{}
+	for _, proc := range []string{"launcher", "runtime"} {
+		per := map[string][]int64{}
+		for _, c := range counted {
+			before, after := c.apiBefore, c.apiAfter
+			if proc == "runtime" {
+				before, after = c.runtimeBefore, c.runtimeAfter
+			}
+			for k, v := range after {
+				if d := v - before[k]; d != 0 {
+					per[k] = append(per[k], d)
+				}
+			}
+		}
+		names := make([]string, 0, len(per))
+		for k := range per {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			vals := per[k]
+			for len(vals) < len(counted) {
+				vals = append(vals, 0)
+			}
+			mean := meanOf(vals)
+			totals[proc+" "+strings.SplitN(k, ".", 2)[0]] += mean
+			fmt.Fprintf(w, "%s\t%s\t%.1f\t%d\t%d\t\n", proc, k, mean, slices.Min(vals), slices.Max(vals))
+		}
+	}
+	w.Flush()
+	fmt.Fprintf(out, "\nDynamoDB requests per turn: launcher %.1f + runtime %.1f = %.1f\n", totals["launcher DynamoDB"], totals["runtime DynamoDB"],
+		totals["launcher DynamoDB"]+totals["runtime DynamoDB"])
+	fmt.Fprintf(out, "Step Functions API requests per turn: launcher %.1f + runtime %.1f (runtime GetActivityTask long polls depend on timing)\n",
+		totals["launcher SFN"], totals["runtime SFN"])
+	var tr []int64
+	for _, c := range counted {
+		tr = append(tr, c.transitions)
+	}
+	fmt.Fprintf(out, "Step Functions state transitions per turn: %.1f (min %d, max %d)\n", meanOf(tr), slices.Min(tr), slices.Max(tr))
+	if n := len(counted); n > 0 {
+		start := float64(0)
+		for _, c := range counted {
+			start += float64(c.apiAfter["SFN.StartExecution"] - c.apiBefore["SFN.StartExecution"])
+		}
+		if start/float64(n) != 1 {
+			fmt.Fprintf(out, "WARNING: the launcher process counted %.1f StartExecution per turn (one execution per turn): its counters are off by that factor\n", start/float64(n))
+		}
+	}
+
+	fmt.Fprintf(out, "\nLatency on this machine\n")
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "measure\tn\tp50\tp95\t")
+	fmt.Fprintf(w, "tool-result POST → turn.completed event\t%d\t%s\t%s\t\n", len(latencies), pct(latencies, 50), pct(latencies, 95))
+	fmt.Fprintf(w, "DynamoDB Local UpdateItem round trip\t%d\t%s\t%s\t\n", len(updates), pct(updates, 50), pct(updates, 95))
+	w.Flush()
+	if p50 := percentile(updates, 50); p50 > 0 {
+		fmt.Fprintf(out, "\nThe resume path costs about %.0f UpdateItem round trips of wall time.\n", float64(percentile(latencies, 50))/float64(p50))
+	}
+}
+
+func meanOf(v []int64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	var s int64
+	for _, x := range v {
+		s += x
+	}
+	return float64(s) / float64(len(v))
+}
+
+// percentile returns the p-th percentile (nearest rank).
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	return s[max(i, 0)]
+}
+
+func pct(d []time.Duration, p int) string {
+	return fmt.Sprintf("%.2f ms", float64(percentile(d, p).Microseconds())/1000)
+}
+
+// explain adds the Agents API error body to an SDK error.
+func explain(what string, err error) error {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return fmt.Errorf("%s: %d %s: %s", what, apiErr.StatusCode, apiErr.Code, apiErr.Message)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
