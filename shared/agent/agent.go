@@ -34,6 +34,12 @@ type Config struct {
 	Experimental json.RawMessage   `json:"experimental,omitempty"`
 	// XBaton is the x_baton extension (DESIGN Decision 1); nil when absent.
 	XBaton *Extension `json:"x_baton,omitempty"`
+	// MCPBearerTokens maps an HTTP MCP declaration's server_label to the static bearer token of the Vault
+	// credential selected for it at Session creation (seeds/000 "HTTP MCP": "Bearer authentication uses an attached
+	// static … Vault credential"); nil or a missing label = anonymous. It is set only by the engine when it freezes a
+	// Session snapshot, never from a request, and never rendered (ResourceFields leaves it out); the harness sends
+	// it as `Authorization: Bearer <token>` on every request to that server.
+	MCPBearerTokens map[string]string `json:"mcp_bearer_tokens,omitempty"`
 }
 
 // Extension is the `x_baton` object: Baton's own settings on an Agent or a Session's inline agent
@@ -93,4 +99,52 @@ func (c Config) Functions() []Function {
 		}
 	}
 	return out
+}
+
+// MCPServer is an HTTP MCP tool declaration as the harness needs it (seeds/000 "HTTP MCP";
+// spec/agents-api-rules.md §3.5): `{type:"mcp", server_label, transport:{type:"http", server_url}, allowed_tools,
+// required, credential_id}`. AllowedTools nil means every server tool (absent or null on the wire); a non-nil empty
+// slice means none (`[]`).
+type MCPServer struct {
+	ServerLabel string `json:"server_label"`
+	Transport   struct {
+		Type      string `json:"type"`
+		ServerURL string `json:"server_url"`
+	} `json:"transport"`
+	AllowedTools []string `json:"allowed_tools"`
+	Required     bool     `json:"required"`
+	CredentialID *string  `json:"credential_id"`
+}
+
+// MCPServers returns the HTTP MCP declarations of the configuration, in declaration order. Declarations of other
+// types or transports, or that do not decode, are skipped: admission has already rejected what cannot execute.
+func (c Config) MCPServers() []MCPServer {
+	var out []MCPServer
+	for _, raw := range c.Tools {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &head) != nil || head.Type != "mcp" {
+			continue
+		}
+		var s MCPServer
+		if json.Unmarshal(raw, &s) == nil && s.Transport.Type == "http" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ToolSearch reports whether the configuration declares the `{type:"tool_search"}` tool (seeds/000 "Deferred
+// function discovery").
+func (c Config) ToolSearch() bool {
+	for _, raw := range c.Tools {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &head) == nil && head.Type == "tool_search" {
+			return true
+		}
+	}
+	return false
 }

@@ -31,14 +31,19 @@ func NewRequest(turnID string, cfg agent.Config, history []session.Item) Request
 
 // Conversation turns a Session's history (items in seq order) into model messages:
 //   - a user message item → a RoleUser message;
-//   - an assistant message item → a RoleAssistant message with its text; function_call items that follow it
-//     join its Calls (so commentary and the calls it introduced stay one response), otherwise they open a
-//     RoleAssistant message without text;
-//   - function_call_output items → one RoleTool message per run of consecutive results, each result named after
-//     its call.
+//   - an assistant message item → a RoleAssistant message with its text; function_call and mcp_call items that
+//     follow it join its Calls while none of its calls has a result yet (so commentary and the calls it introduced
+//     stay one response), otherwise they open a RoleAssistant message without text;
+//   - function_call_output items → results in one RoleTool message per run of consecutive results, each result
+//     named after its call;
+//   - an mcp_call item is a call (named MCPToolName(server_label, name), id its stored call id, else its item id)
+//     and at once its result: the output, or the error with IsError when it failed; an mcp_call left in_progress
+//     or incomplete by a lost attempt reads as a failed result. Since its result follows it directly, a call after
+//     an mcp_call opens a new assistant message: MCP calls of one response are shown as consecutive responses.
 //
-// Messages still in_progress (left by an attempt that died mid-stream) and messages without text are skipped;
-// items of other types (mcp_call) are not shown to the model.
+// Messages still in_progress (left by an attempt that died mid-stream) and messages without text are skipped.
+// tool_search calls are not items (Core invents none), so they do not appear; the functions they discovered do
+// once called (docs/tool-search.md).
 func Conversation(history []session.Item) []Message {
 	names := map[string]string{}
 	for _, it := range history {
@@ -52,6 +57,20 @@ func Conversation(history []session.Item) []Message {
 			return nil
 		}
 		return &out[len(out)-1]
+	}
+	addCall := func(c Call) {
+		if m := last(); m != nil && m.Role == RoleAssistant {
+			m.Calls = append(m.Calls, c)
+		} else {
+			out = append(out, Message{Role: RoleAssistant, Calls: []Call{c}})
+		}
+	}
+	addResult := func(r Result) {
+		if m := last(); m != nil && m.Role == RoleTool {
+			m.Results = append(m.Results, r)
+		} else {
+			out = append(out, Message{Role: RoleTool, Results: []Result{r}})
+		}
 	}
 	for _, it := range history {
 		switch it.Type {
@@ -79,23 +98,37 @@ func Conversation(history []session.Item) []Message {
 			if len(args) == 0 {
 				args = json.RawMessage("{}")
 			}
-			c := Call{ID: it.CallID, Name: it.Name, Arguments: args}
-			if m := last(); m != nil && m.Role == RoleAssistant {
-				m.Calls = append(m.Calls, c)
-			} else {
-				out = append(out, Message{Role: RoleAssistant, Calls: []Call{c}})
-			}
+			addCall(Call{ID: it.CallID, Name: it.Name, Arguments: args})
 		case session.ItemFunctionCallOutput:
 			r := Result{CallID: it.CallID, Name: names[it.CallID], IsError: it.Status == session.ItemFailed}
 			r.Output = resultText(it.Output)
 			if r.IsError && r.Output == "" {
 				r.Output = resultText(it.Error)
 			}
-			if m := last(); m != nil && m.Role == RoleTool {
-				m.Results = append(m.Results, r)
-			} else {
-				out = append(out, Message{Role: RoleTool, Results: []Result{r}})
+			addResult(r)
+		case session.ItemMCPCall:
+			args := it.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
 			}
+			id := it.CallID
+			if id == "" {
+				id = it.ID
+			}
+			name := MCPToolName(it.ServerLabel, it.Name)
+			addCall(Call{ID: id, Name: name, Arguments: args})
+			r := Result{CallID: id, Name: name}
+			switch it.Status {
+			case session.ItemCompleted:
+				r.Output = resultText(it.Output)
+			case session.ItemFailed:
+				r.IsError = true
+				r.Output = resultText(it.Error)
+			default:
+				r.IsError = true
+				r.Output = "the MCP tool call did not finish"
+			}
+			addResult(r)
 		}
 	}
 	return out

@@ -5,22 +5,29 @@
 //   - the provider registry (Providers), keyed by x_baton.model_provider.protocol (DESIGN Decision 1), default
 //     ProtocolScripted;
 //   - the journal port (Journal) through which the loop appends durable output; *engine.Run satisfies it;
-//   - Run, one model step per activity task: history → conversation → one streamed model response → a message
-//     (streamed as deltas), usage, and either the function calls the caller must answer (requires_action) or the
-//     end of the turn (completed);
+//   - Run, the agent loop of one activity task: history → conversation → streamed model responses → messages
+//     (streamed as deltas), usage, HTTP MCP calls and tool_search run in the harness (several steps per task), and
+//     finally either the function calls the caller must answer (requires_action) or the end of the turn
+//     (completed);
+//   - the MCP port (MCPConnector, MCPSession; package harness/mcp implements it with the go-sdk), tool naming
+//     (MCPToolName "<server_label>__<tool>", docs/mcp.md) and the tool_search tool (ToolSearchName,
+//     docs/tool-search.md);
+//   - structured-output validation of the final answer against text.format json_schema (docs/structured-output.md);
 //   - the typed errors a runtime reports to the state machine (ModelError → Baton.ModelError, ConfigError →
-//     Baton.HarnessError).
+//     Baton.HarnessError, StructuredOutputError → Baton.StructuredOutputInvalid).
 //
 // Contract of one step (docs/internals.md "The turn state machine"):
 //   - text of a response with no function calls is one assistant message with phase final_answer;
 //   - text that precedes function calls in the same response is one message with phase commentary;
-//   - the calls (one or several, in the model's order) go to Journal.RequestCalls in one commit, and Run returns
+//   - MCP calls become mcp_call items (Journal.StartMCPCall/FinishMCPCall) and, with tool_search calls, feed the
+//     next step of the same task;
+//   - the function calls (one or several, in the model's order) go to Journal.RequestCalls in one commit, and Run returns
 //     Outcome{Status: "requires_action", Round: n}; the state machine parks and, once every result is in, runs
 //     the next activity task, whose history then holds the function_call_output items;
 //   - measured usage goes to Journal.RecordUsage before the message or calls are finalised.
 //
 // It does not own: the worker loop that polls activity tasks and heartbeats (package runtime), durable state and
-// events (package engine), the concrete providers (package harness/scripted; Bedrock Converse, OpenAI and
-// Anthropic come later), tool execution (functions are executed by the caller; MCP and environment tools are not
-// supported yet) or structured-output validation.
+// events (package engine), the concrete providers (packages harness/scripted, harness/bedrock, harness/openai,
+// harness/anthropic), the MCP wire client (package harness/mcp), or function execution (functions are executed by
+// the caller; environment tools are not supported).
 package harness

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/baton-run/baton/shared/agent"
@@ -29,6 +31,10 @@ type Journal interface {
 	RequestCalls(ctx context.Context, calls []engine.PendingCall) (int, error)
 	// RecordUsage adds the step's token usage to the turn.
 	RecordUsage(ctx context.Context, u session.Usage) error
+	// StartMCPCall appends an in_progress mcp_call item (the harness is about to call the tool) and returns its id.
+	StartMCPCall(ctx context.Context, c engine.MCPCall) (string, error)
+	// FinishMCPCall completes (or, when failed, fails) an mcp_call item with the observed output and error.
+	FinishMCPCall(ctx context.Context, itemID string, output, errValue json.RawMessage, failed bool) error
 }
 
 var _ Journal = (*engine.Run)(nil)
@@ -43,12 +49,22 @@ type Job struct {
 	History []session.Item
 	// Journal receives the output.
 	Journal Journal
+	// MCP connects the configuration's HTTP MCP servers; nil means this runtime has no MCP client (every MCP
+	// server is then unavailable, and a required one fails the run).
+	MCP MCPConnector
+	// Logger receives operational logs (an optional MCP server that is unavailable); nil means slog.Default().
+	Logger *slog.Logger
 }
 
-// JobOf returns the Job of a begun engine run.
+// JobOf returns the Job of a begun engine run (without an MCP connector; the runtime sets Job.MCP).
 func JobOf(r *engine.Run) Job {
 	return Job{TurnID: r.Turn.ID, Config: r.Session.Snapshot.Config, History: r.History, Journal: r}
 }
+
+// MaxSteps bounds the model steps of one activity task (steps whose calls all run in the harness — MCP tools and
+// tool_search — continue the loop; a step with function calls or without calls ends it). Reaching it fails the
+// task with a *ModelError.
+const MaxSteps = 32
 
 // Outcome statuses (the activity output's `status`, docs/internals.md).
 const (
@@ -63,51 +79,97 @@ type Outcome struct {
 	Round  int    `json:"round,omitempty"`
 }
 
-// Run performs one model step of a turn: it builds the request from job (NewRequest), streams the model's
-// response into the journal and returns the outcome.
+// Run performs one activity task of a turn: the agent loop from the current history until the turn needs the
+// caller (function calls) or ends.
 //
-// Text deltas become one assistant message per run of text; a message's phase is commentary when the response
-// also calls functions and final_answer otherwise (streamed live when the provider declares the phase, held back
-// until it is known when it does not, see Part.Phase). Usage parts are summed and recorded before the calls or the
-// final message are committed. With calls, the journal parks the turn and Run returns requires_action and the
-// round; without, completed (a response with neither text nor calls completes the turn without output).
+// At the start it builds the toolbox: eager functions, deferred functions already called in the Session,
+// tool_search (when declared; docs/tool-search.md) and the tools of the HTTP MCP servers it connects (filtered by
+// allowed_tools, named MCPToolName; a required server that fails to initialize fails the run with a *ConfigError
+// before anything is journaled). With text.format json_schema it compiles the schema once.
+//
+// Each step streams one model response into the journal. Text deltas become one assistant message per run of text;
+// a message's phase is commentary when the response also calls tools and final_answer otherwise (streamed live when
+// the provider declares the phase, held back until it is known when it does not, see Part.Phase). Usage parts are
+// summed and recorded before the calls or the final message are committed. Then:
+//   - calls of MCP tools run in the harness, in call order, each journaled as an mcp_call item (item.added
+//     in_progress, then item.done completed or failed); tool_search calls run in the harness and are not
+//     journaled (Core invents no tool-search item);
+//   - when the response also has function calls, the journal parks the turn on them (in call order) and Run returns
+//     requires_action and the round; otherwise the calls' results join the conversation and the next step runs;
+//   - a response without calls completes the turn. With a json_schema the final text is held back, validated
+//     (a *StructuredOutputError when invalid, nothing journaled) and published as one final_answer message with one
+//     delta, unchanged.
 //
 // Errors: the model's *ModelError (also for a stream that fails midway; output already journaled stays and the
-// state machine's settle marks it incomplete), ctx's error, engine.ErrTurnNotRunnable (wrapped) when the turn was
-// cancelled meanwhile, or a journal (store) error.
+// state machine's settle marks it incomplete), *ConfigError, *StructuredOutputError, ctx's error,
+// engine.ErrTurnNotRunnable (wrapped) when the turn was cancelled meanwhile, or a journal (store) error.
 func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	req := NewRequest(job.TurnID, job.Config, job.History)
-	st, err := model.Stream(ctx, req)
+	var validator *outputValidator
+	if req.OutputSchema != nil {
+		v, err := compileOutputSchema(req.OutputSchema)
+		if err != nil {
+			return Outcome{}, err
+		}
+		validator = v
+	}
+	tb, err := openTools(ctx, job)
 	if err != nil {
 		return Outcome{}, err
 	}
+	defer tb.close()
+	for n := 0; ; n++ {
+		if n == MaxSteps {
+			return Outcome{}, &ModelError{Cause: fmt.Sprintf("the model called harness tools in %d consecutive steps without finishing", MaxSteps)}
+		}
+		req.Tools = tb.offered()
+		out, more, err := runStep(ctx, job.Journal, model, req, tb, validator)
+		if err != nil || more == nil {
+			return out, err
+		}
+		req.Messages = append(req.Messages, more...)
+	}
+}
+
+// runStep streams one response and acts on it. It returns the outcome when the activity task ends, or the
+// messages to append (the assistant's calls and their results) when the loop continues.
+func runStep(ctx context.Context, j Journal, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
+	st, err := model.Stream(ctx, req)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
 	defer st.Close()
-	s := &step{ctx: ctx, j: job.Journal}
+	s := &step{ctx: ctx, j: j, structured: v != nil}
 	for {
 		p, err := st.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
 		if err := s.take(p); err != nil {
-			return Outcome{}, err
+			return Outcome{}, nil, err
 		}
 	}
-	return s.end()
+	return s.end(tb, v)
 }
 
 // step is the state of one response being journaled.
 type step struct {
 	ctx context.Context
 	j   Journal
+	// structured holds every text delta back (text.format json_schema): the final answer is validated first and
+	// then published as one delta.
+	structured bool
 	// open is the item id of the message being streamed live ("" = none); text its text so far.
 	open string
 	text strings.Builder
+	// said is the whole text of the response (every message), for the in-memory conversation.
+	said strings.Builder
 	// held are text deltas whose message phase is not known yet.
 	held  []string
-	calls []engine.PendingCall
+	calls []Call
 	usage *session.Usage
 }
 
@@ -117,7 +179,8 @@ func (s *step) take(p Part) error {
 		if p.Text == "" {
 			return nil
 		}
-		if s.open == "" && p.Phase != "" && len(s.held) == 0 {
+		s.said.WriteString(p.Text)
+		if s.open == "" && p.Phase != "" && len(s.held) == 0 && !s.structured {
 			if err := s.start(p.Phase); err != nil {
 				return err
 			}
@@ -134,7 +197,11 @@ func (s *step) take(p Part) error {
 		if err := s.flush(session.PhaseCommentary); err != nil {
 			return err
 		}
-		s.calls = append(s.calls, engine.PendingCall{CallID: p.Call.ID, Name: p.Call.Name, Arguments: p.Call.Arguments})
+		c := *p.Call
+		if len(c.Arguments) == 0 {
+			c.Arguments = json.RawMessage("{}")
+		}
+		s.calls = append(s.calls, c)
 		return nil
 	case PartUsage:
 		if p.Usage != nil {
@@ -195,25 +262,112 @@ func (s *step) flush(phase string) error {
 	return nil
 }
 
-func (s *step) end() (Outcome, error) {
-	phase := session.PhaseFinalAnswer
-	if len(s.calls) > 0 {
-		phase = session.PhaseCommentary
-	}
+// end finishes the response: it records usage, finishes (or validates and publishes) the text, runs the calls
+// that belong to the harness, and parks on function calls. more is nil when the activity task ends.
+func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message, err error) {
 	if s.usage != nil {
 		if err := s.j.RecordUsage(s.ctx, *s.usage); err != nil {
-			return Outcome{}, fmt.Errorf("record usage: %w", err)
+			return Outcome{}, nil, fmt.Errorf("record usage: %w", err)
 		}
 	}
-	if err := s.flush(phase); err != nil {
-		return Outcome{}, err
-	}
 	if len(s.calls) == 0 {
-		return Outcome{Status: StatusCompleted}, nil
+		if v != nil {
+			return s.endStructured(v)
+		}
+		if err := s.flush(session.PhaseFinalAnswer); err != nil {
+			return Outcome{}, nil, err
+		}
+		return Outcome{Status: StatusCompleted}, nil, nil
 	}
-	round, err := s.j.RequestCalls(s.ctx, s.calls)
+	if err := s.flush(session.PhaseCommentary); err != nil {
+		return Outcome{}, nil, err
+	}
+	var functions []engine.PendingCall
+	var results []Result
+	for _, c := range s.calls {
+		switch tb.kind(c.Name) {
+		case callFunction:
+			functions = append(functions, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		case callSearch:
+			text, isErr := tb.searchTools(c.Arguments)
+			results = append(results, Result{CallID: c.ID, Name: c.Name, Output: text, IsError: isErr})
+		case callMCP:
+			r, err := s.callMCP(tb.mcp[c.Name], c)
+			if err != nil {
+				return Outcome{}, nil, err
+			}
+			results = append(results, r)
+		}
+	}
+	if len(functions) > 0 {
+		round, err := s.j.RequestCalls(s.ctx, functions)
+		if err != nil {
+			return Outcome{}, nil, fmt.Errorf("request calls: %w", err)
+		}
+		return Outcome{Status: StatusRequiresAction, Round: round}, nil, nil
+	}
+	return Outcome{}, []Message{
+		{Role: RoleAssistant, Text: s.said.String(), Calls: s.calls},
+		{Role: RoleTool, Results: results},
+	}, nil
+}
+
+// endStructured validates the held final answer and publishes it as one final_answer message with one delta.
+func (s *step) endStructured(v *outputValidator) (Outcome, []Message, error) {
+	text := strings.Join(s.held, "")
+	s.held = nil
+	if err := v.validate(text); err != nil {
+		return Outcome{}, nil, err
+	}
+	if err := s.start(session.PhaseFinalAnswer); err != nil {
+		return Outcome{}, nil, err
+	}
+	if err := s.appendText(text); err != nil {
+		return Outcome{}, nil, err
+	}
+	if err := s.flush(session.PhaseFinalAnswer); err != nil {
+		return Outcome{}, nil, err
+	}
+	return Outcome{Status: StatusCompleted}, nil, nil
+}
+
+// callMCP runs one MCP tool call and journals it as an mcp_call item: item.added in_progress before the call,
+// item.done after it — completed with the output (docs/mcp.md "Results"), or failed with the error (a tool
+// result with isError: error = its output; a failed call: error = "MCP error: …", output null). The model reads
+// the output, or the error text with IsError set.
+func (s *step) callMCP(t mcpTool, c Call) (Result, error) {
+	id, err := s.j.StartMCPCall(s.ctx, engine.MCPCall{CallID: c.ID, ServerLabel: t.label, Name: t.name, Arguments: c.Arguments})
 	if err != nil {
-		return Outcome{}, fmt.Errorf("request calls: %w", err)
+		return Result{}, fmt.Errorf("start mcp call: %w", err)
 	}
-	return Outcome{Status: StatusRequiresAction, Round: round}, nil
+	cctx, cancel := context.WithTimeout(s.ctx, MCPCallTimeout)
+	res, callErr := t.sess.CallTool(cctx, t.name, c.Arguments)
+	cancel()
+	if err := s.ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	var output, errValue json.RawMessage
+	switch {
+	case callErr != nil:
+		errValue, _ = json.Marshal("MCP error: " + callErr.Error())
+	case res.IsError:
+		errValue = res.Output
+		if len(errValue) == 0 {
+			errValue = json.RawMessage(`"the tool reported an error"`)
+		}
+	default:
+		output = res.Output
+		if len(output) == 0 {
+			output = json.RawMessage(`""`)
+		}
+	}
+	failed := errValue != nil
+	if err := s.j.FinishMCPCall(s.ctx, id, output, errValue, failed); err != nil {
+		return Result{}, fmt.Errorf("finish mcp call: %w", err)
+	}
+	r := Result{CallID: c.ID, Name: c.Name, IsError: failed, Output: resultText(output)}
+	if failed {
+		r.Output = resultText(errValue)
+	}
+	return r, nil
 }

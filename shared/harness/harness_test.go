@@ -85,6 +85,28 @@ func (j *journal) RecordUsage(_ context.Context, u session.Usage) error {
 	return nil
 }
 
+func (j *journal) StartMCPCall(_ context.Context, c engine.MCPCall) (string, error) {
+	if err := j.fail("mcp_start"); err != nil {
+		return "", err
+	}
+	j.msgs++
+	id := fmt.Sprintf("mcp_%d", j.msgs)
+	j.ops = append(j.ops, op{Op: "mcp_start", ItemID: id, Text: c.ServerLabel + "/" + c.Name + " " + string(c.Arguments)})
+	return id, nil
+}
+
+func (j *journal) FinishMCPCall(_ context.Context, itemID string, output, errValue json.RawMessage, failed bool) error {
+	if err := j.fail("mcp_finish"); err != nil {
+		return err
+	}
+	status := "completed"
+	if failed {
+		status = "failed"
+	}
+	j.ops = append(j.ops, op{Op: "mcp_finish", ItemID: itemID, Phase: status, Text: fmt.Sprintf("output=%s error=%s", output, errValue)})
+	return nil
+}
+
 func config(script string) agent.Config {
 	instr := "Be brief."
 	return agent.Config{

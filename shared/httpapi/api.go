@@ -100,6 +100,7 @@ func (a *api) routes() {
 	a.route(m, "/v1/agents/sessions/{session_id}/turns/{turn_id}", methods{"GET": a.getTurn})
 	a.route(m, "/v1/agents/sessions/{session_id}/items", methods{"GET": a.listSessionItems})
 	a.route(m, "/v1/agents/sessions/{session_id}/turns/{turn_id}/items", methods{"GET": a.listTurnItems})
+	a.vaultRoutes()
 	m.HandleFunc("/", a.unknownRoute)
 
 	a.route(a.admin, "/admin/v1/projects/{project_id}/keys", methods{"POST": a.provisionKey})

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
@@ -50,6 +52,8 @@ type Data struct {
 	Match map[string]string
 	// Tools are the function results since the last user message, in order (all rounds of the turn).
 	Tools []Tool
+	// ToolNames are the names of the tools the request offers, in the request's order.
+	ToolNames []string
 }
 
 // Tool is one function result as templates see it. Index is 1-based within Data.Tools.
@@ -79,13 +83,16 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 	var rule *Rule
 	for i := range m.script.Rules {
 		r := &m.script.Rules[i]
-		if match, ok := r.matches(data.UserText, afterTools, last); ok {
+		if match, ok := r.matches(data, afterTools, last); ok {
 			rule = r
 			data.Match = match
 			break
 		}
 	}
 	st := &stream{ctx: ctx}
+	if rule != nil {
+		st.delay = time.Duration(rule.DelayMS) * time.Millisecond
+	}
 	chunk := m.script.ChunkSize
 	if chunk == 0 {
 		chunk = DefaultChunkRunes
@@ -137,8 +144,15 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 }
 
 // matches reports whether the rule answers this step and returns the user_matches groups.
-func (r *Rule) matches(userText string, afterTools bool, last []harness.Result) (map[string]string, bool) {
+func (r *Rule) matches(data *Data, afterTools bool, last []harness.Result) (map[string]string, bool) {
+	userText := data.UserText
 	if (r.When.AfterTool != "") != afterTools {
+		return nil, false
+	}
+	if r.When.ToolOffered != "" && !slices.Contains(data.ToolNames, r.When.ToolOffered) {
+		return nil, false
+	}
+	if r.When.ToolNotOffered != "" && slices.Contains(data.ToolNames, r.When.ToolNotOffered) {
 		return nil, false
 	}
 	if r.When.AfterTool != "" && r.When.AfterTool != "*" {
@@ -173,7 +187,10 @@ func (r *Rule) matches(userText string, afterTools bool, last []harness.Result) 
 
 // conversationData extracts the template data of a request and whether the step follows tool results.
 func conversationData(req harness.Request) (*Data, bool) {
-	d := &Data{Instructions: req.Instructions, Match: map[string]string{}}
+	d := &Data{Instructions: req.Instructions, Match: map[string]string{}, ToolNames: []string{}}
+	for _, t := range req.Tools {
+		d.ToolNames = append(d.ToolNames, t.Name)
+	}
 	lastUser := -1
 	for i, m := range req.Messages {
 		if m.Role == harness.RoleUser {
@@ -202,23 +219,34 @@ func conversationData(req harness.Request) (*Data, bool) {
 }
 
 // callIDs returns the id maker of a request's calls: "call_<turn id without its prefix>_<n>", n counting every
-// call in the conversation plus this response's calls from 1, so ids are unique within the Session and the same
-// for the same history.
+// call in the conversation plus this response's calls from 1, skipping ids the conversation already holds (calls
+// that are not history items, such as tool_search, shift the count), so ids are unique within the Session and
+// the same for the same history.
 func callIDs(req harness.Request) func() string {
 	n := 0
+	used := map[string]bool{}
 	for _, m := range req.Messages {
 		n += len(m.Calls)
+		for _, c := range m.Calls {
+			used[c.ID] = true
+		}
 	}
 	turn := req.TurnID
 	if i := strings.IndexByte(turn, '_'); i >= 0 {
 		turn = turn[i+1:]
 	}
 	return func() string {
-		n++
-		if turn == "" {
-			return fmt.Sprintf("call_%d", n)
+		for {
+			n++
+			id := fmt.Sprintf("call_%d", n)
+			if turn != "" {
+				id = fmt.Sprintf("call_%s_%d", turn, n)
+			}
+			if !used[id] {
+				used[id] = true
+				return id
+			}
 		}
-		return fmt.Sprintf("call_%s_%d", turn, n)
 	}
 }
 
@@ -236,7 +264,11 @@ func renderCalls(specs []CallSpec, data *Data, nextID func() string) ([]harness.
 		if err != nil {
 			return nil, fmt.Errorf("%s arguments: %w", spec.Name, err)
 		}
-		calls = append(calls, harness.Call{ID: nextID(), Name: spec.Name, Arguments: raw})
+		name := spec.Name
+		if spec.ServerLabel != "" {
+			name = harness.MCPToolName(spec.ServerLabel, spec.Name)
+		}
+		calls = append(calls, harness.Call{ID: nextID(), Name: name, Arguments: raw})
 	}
 	return calls, nil
 }
@@ -352,9 +384,20 @@ type stream struct {
 	parts []harness.Part
 	next  int
 	fail  error
+	// delay is waited once, before the first part (Rule.DelayMS).
+	delay time.Duration
 }
 
 func (s *stream) Next() (harness.Part, error) {
+	if s.delay > 0 {
+		t := time.NewTimer(s.delay)
+		select {
+		case <-s.ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		s.delay = 0
+	}
 	if err := s.ctx.Err(); err != nil {
 		return harness.Part{}, err
 	}

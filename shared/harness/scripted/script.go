@@ -10,6 +10,9 @@ import (
 	"text/template"
 )
 
+// MaxDelayMS bounds a rule's delay_ms (10 minutes).
+const MaxDelayMS = 600_000
+
 // DefaultChunkRunes is the number of runes per text delta when the script sets no chunk_size.
 const DefaultChunkRunes = 8
 
@@ -37,6 +40,9 @@ type Rule struct {
 	Calls      []CallSpec `json:"calls"`
 	Reply      *string    `json:"reply"`
 	Error      string     `json:"error"`
+	// DelayMS makes the model wait this many milliseconds before its first part (a slow model, for tests of
+	// cancellation and worker loss); 0 = none. The wait ends early when the step's context ends.
+	DelayMS int `json:"delay_ms"`
 
 	userMatches *regexp.Regexp
 }
@@ -49,15 +55,23 @@ type When struct {
 	// UserMatches is a Go (RE2) regular expression that must match the last user text; its groups are available
 	// to templates as .Match ("0" the whole match, "1"… numbered groups, and named groups by name).
 	UserMatches string `json:"user_matches"`
-	// AfterTool names a function one of whose results arrived in the step's last tool message ("*" = any).
+	// AfterTool names a function one of whose results arrived in the step's last tool message ("*" = any). An
+	// MCP tool's results carry its model-facing name "<server_label>__<tool>" and tool_search's "tool_search".
 	AfterTool string `json:"after_tool"`
+	// ToolOffered holds when the request offers a tool of this name (a function, a deferred function once
+	// discovered, "tool_search", or an MCP tool "<server_label>__<tool>").
+	ToolOffered string `json:"tool_offered"`
+	// ToolNotOffered holds when the request offers no tool of this name.
+	ToolNotOffered string `json:"tool_not_offered"`
 }
 
-// CallSpec is one function call of a rule. Arguments is a JSON object (absent = {}); every string inside it is a
-// template.
+// CallSpec is one call of a rule. Arguments is a JSON object (absent = {}); every string inside it is a
+// template. With ServerLabel set, the call is of the HTTP MCP tool Name of that server: its model-facing name is
+// harness.MCPToolName(ServerLabel, Name) ("<server_label>__<name>").
 type CallSpec struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+	Name        string          `json:"name"`
+	ServerLabel string          `json:"server_label"`
+	Arguments   json.RawMessage `json:"arguments"`
 }
 
 // Parse decodes and checks a script. Empty input (absent x_baton.script) is the empty script: every step answers
@@ -93,6 +107,9 @@ func Parse(raw json.RawMessage) (*Script, error) {
 }
 
 func (r *Rule) check() error {
+	if r.DelayMS < 0 || r.DelayMS > MaxDelayMS {
+		return fmt.Errorf("delay_ms: must be between 0 and %d", MaxDelayMS)
+	}
 	if r.When.UserMatches != "" {
 		re, err := regexp.Compile(r.When.UserMatches)
 		if err != nil {

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// MCPCall is a call of an HTTP MCP tool that the harness executes itself (seeds/000 "HTTP MCP": the native
+// Harness owns discovery, calls and results). ServerLabel and Name are the declaration's server_label and the
+// server's original tool name; CallID is the model's call id (stored, not rendered: the pinned mcp_call item has
+// no call_id; the harness uses it to show the call to the model again); Arguments is a JSON value (an object for
+// well-formed calls; empty means {}).
+type MCPCall struct {
+	CallID      string
+	ServerLabel string
+	Name        string
+	Arguments   json.RawMessage
+}
+
+// StartMCPCall appends an mcp_call output item in status in_progress, with output and error null, and its
+// item.added event (spec/agents-api-rules.md §2.4, §2.6); the item counts as an output item (output_index).
+// Returns the item id for FinishMCPCall. Fails with ErrTurnNotRunnable once the turn was cancelled or ended.
+func (r *Run) StartMCPCall(ctx context.Context, c MCPCall) (string, error) {
+	args := c.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var id string
+	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		idx := t.OutputCount
+		t.OutputCount++
+		it := w.item("mcp", session.Item{Type: session.ItemMCPCall, TurnID: t.ID, CallID: c.CallID, ServerLabel: c.ServerLabel,
+			Name: c.Name, Arguments: args, Status: session.ItemInProgress})
+		it.OutputIndex = &idx
+		w.items[len(w.items)-1].Item = it
+		id = it.ID
+		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		return nil
+	})
+	if err == nil {
+		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
+	}
+	return id, err
+}
+
+// FinishMCPCall completes an mcp_call item opened by StartMCPCall in this run: status completed with output set
+// and error null, or, when failed, status failed with error set (output as observed, usually null); then its
+// item.done event. output and errValue are JSON values (empty = null).
+func (r *Run) FinishMCPCall(ctx context.Context, itemID string, output, errValue json.RawMessage, failed bool) error {
+	idx, ok := r.indexes[itemID]
+	if !ok {
+		return fmt.Errorf("finish mcp call: item %s is not open in this run", itemID)
+	}
+	var item session.Item
+	for _, it := range r.History {
+		if it.ID == itemID {
+			item = it
+		}
+	}
+	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		it := item
+		it.Status = session.ItemCompleted
+		if failed {
+			it.Status = session.ItemFailed
+		}
+		it.Output, it.Error = output, errValue
+		w.replace(it)
+		w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		return nil
+	})
+}

@@ -1,0 +1,266 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// ToolSearchName is the name of the tool the harness offers for deferred function discovery when the
+// configuration declares `{type:"tool_search"}` (docs/tool-search.md). It takes {"query": string} and returns
+// the matching deferred functions' definitions, which are callable from then on.
+const ToolSearchName = "tool_search"
+
+// toolSearchTool is the definition the model sees.
+var toolSearchTool = Tool{
+	Name: ToolSearchName,
+	Description: "Search the functions that are not loaded yet by name or description. Every whitespace-separated " +
+		"term of the query must occur (ignoring case) in a function's name or description. Matching functions are " +
+		"returned with their parameters and can be called from then on.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"Words to look for in function names and descriptions."}},"required":["query"],"additionalProperties":false}`),
+}
+
+// callKind says who executes a call the model made.
+type callKind int
+
+const (
+	// callFunction: a function the caller executes (a required action).
+	callFunction callKind = iota
+	// callSearch: the harness's tool_search.
+	callSearch
+	// callMCP: an HTTP MCP tool the harness calls.
+	callMCP
+)
+
+// mcpTool is an offered MCP tool: its session and original names.
+type mcpTool struct {
+	label string
+	name  string
+	sess  MCPSession
+}
+
+// toolbox is what one activity task offers the model: eager functions, deferred functions once discovered, the
+// tool_search tool, and the tools of the connected MCP servers.
+type toolbox struct {
+	eager    []Tool
+	deferred []Tool
+	// loaded holds the deferred functions discovered so far (by tool_search in this task, or called earlier in
+	// the Session).
+	loaded   map[string]bool
+	search   bool
+	mcp      map[string]mcpTool
+	mcpTools []Tool
+	sessions []MCPSession
+}
+
+// openTools builds the toolbox of a run and connects its MCP servers (in parallel). A required server that fails
+// to connect or list its tools fails the run with a *ConfigError naming it; an optional one is logged and its
+// tools are left out.
+func openTools(ctx context.Context, job Job) (*toolbox, error) {
+	tb := &toolbox{loaded: map[string]bool{}, mcp: map[string]mcpTool{}, search: job.Config.ToolSearch()}
+	names := map[string]bool{}
+	for _, f := range job.Config.Functions() {
+		t := Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters}
+		names[f.Name] = true
+		if f.DeferLoading && tb.search {
+			tb.deferred = append(tb.deferred, t)
+		} else {
+			tb.eager = append(tb.eager, t)
+		}
+	}
+	// A deferred function the Session already called was discovered before (docs/tool-search.md).
+	for _, it := range job.History {
+		if it.Type == session.ItemFunctionCall {
+			tb.loaded[it.Name] = true
+		}
+	}
+	if tb.search {
+		names[ToolSearchName] = true
+	}
+
+	servers := job.Config.MCPServers()
+	if len(servers) == 0 {
+		return tb, nil
+	}
+	log := job.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	type listed struct {
+		sess  MCPSession
+		tools []MCPTool
+		err   error
+	}
+	results := make([]listed, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Go(func() {
+			if job.MCP == nil {
+				results[i].err = fmt.Errorf("this runtime has no MCP client")
+				return
+			}
+			cctx, cancel := context.WithTimeout(ctx, MCPConnectTimeout)
+			defer cancel()
+			sess, err := job.MCP.Connect(cctx, MCPServer{Label: srv.ServerLabel, URL: srv.Transport.ServerURL,
+				BearerToken: job.Config.MCPBearerTokens[srv.ServerLabel]})
+			if err != nil {
+				results[i].err = err
+				return
+			}
+			tools, err := sess.ListTools(cctx)
+			if err != nil {
+				_ = sess.Close()
+				results[i].err = fmt.Errorf("list tools: %w", err)
+				return
+			}
+			results[i] = listed{sess: sess, tools: tools}
+		})
+	}
+	wg.Wait()
+	var failed error
+	for i, srv := range servers {
+		r := results[i]
+		if r.sess != nil {
+			tb.sessions = append(tb.sessions, r.sess)
+		}
+		if r.err != nil {
+			if srv.Required && failed == nil {
+				failed = &ConfigError{Cause: fmt.Sprintf("required MCP server %q failed to initialize: %v", srv.ServerLabel, r.err), Err: r.err}
+			}
+			log.Warn("MCP server unavailable; its tools are not offered", "server_label", srv.ServerLabel, "required", srv.Required, "error", r.err)
+			continue
+		}
+		for _, t := range r.tools {
+			if !allowed(srv.AllowedTools, t.Name) {
+				continue
+			}
+			name := MCPToolName(srv.ServerLabel, t.Name)
+			if names[name] {
+				log.Warn("MCP tool name collides with another tool; not offered", "server_label", srv.ServerLabel, "tool", t.Name, "name", name)
+				continue
+			}
+			names[name] = true
+			params := t.InputSchema
+			if len(params) == 0 || string(params) == "null" {
+				params = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			tb.mcp[name] = mcpTool{label: srv.ServerLabel, name: t.Name, sess: r.sess}
+			tb.mcpTools = append(tb.mcpTools, Tool{Name: name, Description: t.Description, Parameters: params})
+		}
+	}
+	if failed != nil {
+		tb.close()
+		return nil, failed
+	}
+	return tb, nil
+}
+
+// allowed applies allowed_tools: nil permits every tool, an empty list none.
+func allowed(list []string, name string) bool {
+	if list == nil {
+		return true
+	}
+	for _, n := range list {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// close ends the MCP sessions.
+func (tb *toolbox) close() {
+	for _, s := range tb.sessions {
+		_ = s.Close()
+	}
+	tb.sessions = nil
+}
+
+// offered returns the tools of the next model request: eager functions in declaration order, the discovered
+// deferred functions in declaration order, tool_search (when declared), then the MCP tools (servers in declaration
+// order, each server's tools in its listing order).
+func (tb *toolbox) offered() []Tool {
+	out := append([]Tool(nil), tb.eager...)
+	for _, t := range tb.deferred {
+		if tb.loaded[t.Name] {
+			out = append(out, t)
+		}
+	}
+	if tb.search {
+		out = append(out, toolSearchTool)
+	}
+	return append(out, tb.mcpTools...)
+}
+
+// kind classifies a call by its name: tool_search and offered MCP tools run in the harness; every other name is
+// a function for the caller.
+func (tb *toolbox) kind(name string) callKind {
+	if tb.search && name == ToolSearchName {
+		return callSearch
+	}
+	if _, ok := tb.mcp[name]; ok {
+		return callMCP
+	}
+	return callFunction
+}
+
+// searchResult is tool_search's output: {"functions":[{type, name, description, parameters}, …]}.
+type searchResult struct {
+	Functions []searchHit `json:"functions"`
+}
+
+type searchHit struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// searchTools runs tool_search: arguments {"query": string}. A deferred function matches when every
+// whitespace-separated term of the query occurs in its name or description, ignoring case (an empty query matches
+// every deferred function). Matches become loaded. The result is the JSON text of searchResult, in declaration
+// order; malformed arguments give an error text the model reads as a failed result.
+func (tb *toolbox) searchTools(arguments json.RawMessage) (string, bool) {
+	var args struct {
+		Query *string `json:"query"`
+	}
+	if len(arguments) > 0 {
+		if err := json.Unmarshal(arguments, &args); err != nil {
+			return "tool_search: arguments must be an object {\"query\": string}", true
+		}
+	}
+	if args.Query == nil {
+		return "tool_search: the argument \"query\" (a string) is required", true
+	}
+	terms := strings.Fields(strings.ToLower(*args.Query))
+	res := searchResult{Functions: []searchHit{}}
+	for _, t := range tb.deferred {
+		hay := strings.ToLower(t.Name + "\n" + t.Description)
+		match := true
+		for _, term := range terms {
+			if !strings.Contains(hay, term) {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		tb.loaded[t.Name] = true
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		res.Functions = append(res.Functions, searchHit{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return "tool_search: " + err.Error(), true
+	}
+	return string(b), false
+}
