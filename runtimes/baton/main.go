@@ -1,7 +1,8 @@
 // Command baton-runtime is the runtime container of the `baton` harness (DESIGN "Shape": runtimes/<kind>): it
 // registers itself, long-polls the harness kind's Activity and runs each turn step with the baton harness.
 // Configuration is the environment (docs/internals.md: BATON_TABLE, BATON_ACTIVITY_ARN, BATON_HARNESS_KIND,
-// BATON_RUNTIME_ID, AWS_ENDPOINT_URL_*). SIGTERM or SIGINT starts a graceful shutdown.
+// BATON_RUNTIME_ID, BATON_RUNTIME_CAPABILITIES (restrict the advertised capabilities), AWS_ENDPOINT_URL_*;
+// model providers: docs/model-providers.md). SIGTERM or SIGINT starts a graceful shutdown.
 package main
 
 import (
@@ -12,6 +13,11 @@ import (
 	"syscall"
 
 	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/anthropic"
+	"github.com/baton-run/baton/shared/harness/bedrock"
+	"github.com/baton-run/baton/shared/harness/openai"
+	"github.com/baton-run/baton/shared/harness/scripted"
 	"github.com/baton-run/baton/shared/runtime"
 	"github.com/baton-run/baton/shared/setup"
 )
@@ -31,8 +37,14 @@ func main() {
 	if id == "" {
 		id = engine.NewID("rt")
 	}
+	providers := harness.Providers{}
+	scripted.Register(providers)
+	bedrock.Register(providers, deps.AWS)
+	openai.Register(providers, openai.OptionsFromEnv())
+	anthropic.Register(providers, anthropic.OptionsFromEnv())
 	rt, err := runtime.New(deps.Engine, deps.SFN, runtime.Config{
-		ID: id, Kind: deps.Config.HarnessKind, ActivityARN: deps.Config.ActivityARN, Version: version,
+		ID: id, Kind: deps.Config.HarnessKind, ActivityARN: deps.Config.ActivityARN, Version: version, Providers: providers,
+		Capabilities: deps.Config.RuntimeCapabilities,
 	})
 	if err == nil {
 		err = rt.Run(ctx)
