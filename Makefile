@@ -109,7 +109,7 @@ local: tools build-native ## Run Baton locally with its embedded defaults (API o
 
 .PHONY: demo
 demo: tools build-native ## Run the inline-function scenario against a fresh stack and print the transcript
-	$(GO) run ./local/cmd/baton-demo -modules $(NODE_MODULES) -bin $(BIN)
+	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./local/cmd/baton-demo
 
 .PHONY: build-native
 build-native: ## Build the launcher and the baton runtime for this machine into bin/
@@ -147,7 +147,7 @@ fuzz: ## Run every fuzz target briefly (FUZZTIME=10s; longer by hand)
 
 .PHONY: bench
 bench: tools build-native ## Measure one inline round trip: AWS requests and state transitions per turn, tool-result → completed latency
-	$(GO) run ./bench/turnbench -modules $(NODE_MODULES) -bin $(BIN)
+	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./bench/turnbench
 
 .PHONY: test-infra
 test-infra: tools ## Tests of the template, DynamoDB Local, the Lambda host (needs java; CI=true fails instead of skipping)
