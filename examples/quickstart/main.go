@@ -1,0 +1,58 @@
+// Command quickstart is the README's example: an application using the official OpenAI Go SDK against a local
+// Baton (`make local`), with a function tool answered by the SDK's Sessions.Stream helper.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+func main() {
+	ctx := context.Background()
+	client := openai.NewClient(
+		option.WithBaseURL("http://127.0.0.1:8080/v1"),
+		option.WithAPIKey("baton-local-key"),
+	)
+	agent, err := client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{
+		Model: "scripted",
+		Tools: []openai.PersistedAgentToolParamUnion{openai.PersistedAgentToolParamOfParamFunction(
+			"Current weather for a city", "get_weather", map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"city": map[string]any{"type": "string"}},
+				"required":   []string{"city"},
+			})},
+	}, option.WithJSONSet("x_baton", map[string]any{"script": map[string]any{"rules": []any{
+		map[string]any{"when": map[string]any{"user_contains": "weather"},
+			"calls": []any{map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}}}},
+		map[string]any{"when": map[string]any{"after_tool": "get_weather"},
+			"reply": `In Paris: {{tool_output "get_weather"}}`},
+	}}}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	sess, err := client.Beta.Agents.Sessions.New(ctx, openai.BetaAgentSessionNewParams{
+		AgentID:     openai.String(agent.ID),
+		Environment: openai.EnvironmentParamUnion{OfParamNone: &openai.EnvironmentParamNone{}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	stream := client.Beta.Agents.Sessions.Stream(ctx, sess.ID, openai.AgentSessionStreamParams{
+		Input: "What's the weather in Paris?",
+		ToolHandlers: map[string]openai.AgentToolHandler{
+			"get_weather": func(ctx context.Context, args map[string]any) (any, error) {
+				return map[string]any{"city": args["city"], "temp_c": 21}, nil
+			},
+		},
+	})
+	defer stream.Close()
+	result, err := stream.FinalResult()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(result.OutputText())
+}
