@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/config"
 
+	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/setup"
@@ -46,7 +47,7 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	if err != nil {
 		return fmt.Errorf("AWS configuration: %w", err)
 	}
-	deps := setup.New(setup.ConfigFromEnv(), awsCfg, nil)
+	deps := setup.New(setup.ConfigFromEnv(), awsCfg, admission.Execution{})
 	ln, err := net.Listen("tcp", orDefault(apiAddr, "127.0.0.1:0"))
 	if err != nil {
 		return fmt.Errorf("listen for the API: %w", err)

@@ -25,6 +25,7 @@ import (
 	"github.com/baton-run/baton/local/lambdahost"
 	localsfn "github.com/baton-run/baton/local/sfn"
 	"github.com/baton-run/baton/local/template"
+	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
@@ -144,7 +145,8 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 			return err
 		}
 	}
-	ddb, err := ddblocal.Start(ctx, ddbCfg)
+	// DynamoDB Local outlives ctx: the cleanups stop it last, after the runtimes have deregistered.
+	ddb, err := ddblocal.Start(context.WithoutCancel(ctx), ddbCfg)
 	if err != nil {
 		return fmt.Errorf("start DynamoDB Local: %w", err)
 	}
@@ -209,7 +211,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		return fmt.Errorf("AWS configuration: %w", err)
 	}
 	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
-	deps := setup.New(setup.ConfigFromEnv(), awsCfg, nil)
+	deps := setup.New(setup.ConfigFromEnv(), awsCfg, admission.Execution{})
 
 	// Lambda invoke endpoint with the task functions in-process.
 	host := lambdahost.New()
@@ -273,10 +275,13 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 
 	// Harness runtimes as child processes.
 	var rtPIDs []int
+	var rtIDs []string
 	for i := 0; i < cfg.Runtimes; i++ {
+		id := fmt.Sprintf("rt_local_%d_%d", os.Getpid(), i)
+		rtIDs = append(rtIDs, id)
 		env := os.Environ()
 		env = append(env, "BATON_ACTIVITY_ARN="+template.ActivityARN("BatonActivity"), "BATON_HARNESS_KIND=baton",
-			fmt.Sprintf("BATON_RUNTIME_ID=rt_local_%d_%d", os.Getpid(), i))
+			"BATON_RUNTIME_ID="+id)
 		env = append(env, cfg.RuntimeEnv...)
 		cmd, err := startChild(ctx, cfg.RuntimeBin, env)
 		if err != nil {
@@ -286,6 +291,12 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		exited := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(exited) }()
 		cleanups = append(cleanups, func() { stopChild(cmd, exited) })
+	}
+
+	// Dispatch requires a live runtime (engine.Options.RequireLiveRuntime): the stack is ready once every runtime
+	// it started has registered.
+	if err := waitRegistered(ctx, deps.Engine, rtIDs, time.Minute); err != nil {
+		return err
 	}
 
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
@@ -310,6 +321,37 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	case <-ddb.Done():
 		return errors.New("DynamoDB Local exited")
 	}
+}
+
+// waitRegistered waits until every runtime id in ids has a live registration, or fails after timeout.
+func waitRegistered(ctx context.Context, eng *engine.Engine, ids []string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for len(ids) > 0 {
+		live, err := eng.LiveRuntimes(ctx)
+		if err != nil {
+			return fmt.Errorf("list runtimes: %w", err)
+		}
+		seen := map[string]bool{}
+		for _, r := range live {
+			seen[r.ID] = true
+		}
+		all := true
+		for _, id := range ids {
+			all = all && seen[id]
+		}
+		if all {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("runtimes %v did not register within %s", ids, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // deploy creates the template's activities and state machine on the endpoint (idempotent, as CloudFormation

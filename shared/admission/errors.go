@@ -33,14 +33,17 @@ func invalidType(path, want string, raw []byte) *engine.Error {
 	return fail(engine.CodeInvalidRequestError, path, "Invalid type for '%s': expected %s, but got %s instead.", path, want, kindOf(raw).article())
 }
 
-// invalidValue is `Invalid value: '<value>'. Supported values are: 'a', 'b', and 'c'.`
+// invalidValue is `Invalid value: '<value>'. Supported values are: 'a', 'b', and 'c'.` ('a' and 'b' for two).
 func invalidValue(path, value string, supported []string) *engine.Error {
 	quoted := make([]string, len(supported))
 	for i, s := range supported {
 		quoted[i] = "'" + s + "'"
 	}
 	list := strings.Join(quoted, ", ")
-	if n := len(quoted); n > 1 {
+	switch n := len(quoted); {
+	case n == 2: // OpenAI's wire form: "'a' and 'b'" (no serial comma for two)
+		list = quoted[0] + " and " + quoted[1]
+	case n > 2:
 		list = strings.Join(quoted[:n-1], ", ") + ", and " + quoted[n-1]
 	}
 	if echoable(value) {

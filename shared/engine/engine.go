@@ -21,6 +21,8 @@ type Engine struct {
 	clock     func() time.Time
 	newID     func(prefix string) string
 	timeouts  Timeouts
+	// requireRuntime: dispatch needs a live capable runtime (Options.RequireLiveRuntime).
+	requireRuntime bool
 	// Counters counts engine-level operations for benchmarks (see Stats).
 	commits   atomic.Int64
 	conflicts atomic.Int64
@@ -35,6 +37,10 @@ type Options struct {
 	Clock        func() time.Time
 	NewID        func(prefix string) string
 	Timeouts     Timeouts
+	// RequireLiveRuntime makes every operation that opens a Turn first require a live runtime of the Session's
+	// harness kind that advertises every capability the Turn needs (dispatch.go); without one the request is 503
+	// execution_unavailable and nothing is written. False skips the check (unit tests that run no runtime).
+	RequireLiveRuntime bool
 }
 
 // DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
@@ -43,7 +49,7 @@ var DefaultTimeouts = Timeouts{RunSeconds: 3600, HeartbeatSeconds: 60, AwaitSeco
 // New returns an Engine on the given ports. Store is required; Orchestrator is required for anything that starts,
 // resumes or stops turns; Admission nil admits every configuration.
 func New(o Options) *Engine {
-	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts}
+	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts, requireRuntime: o.RequireLiveRuntime}
 	if e.clock == nil {
 		e.clock = time.Now
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
 )
 
@@ -83,6 +84,9 @@ func (e *Engine) CreateSession(ctx context.Context, projectID string, req NewSes
 	if err != nil {
 		return session.Session{}, false, err
 	}
+	if err := e.ResolveMCPCredentials(ctx, projectID, req.VaultIDs, &snap); err != nil {
+		return session.Session{}, false, err
+	}
 	if e.admission != nil {
 		if err := e.admission.AdmitSession(snap.Config); err != nil {
 			return session.Session{}, false, err
@@ -106,6 +110,9 @@ func (e *Engine) CreateSession(ctx context.Context, projectID string, req NewSes
 	var turn *session.Turn
 	if len(req.Input) > 0 {
 		turn = e.openTurn(&s, w, req.Input)
+		if err := e.checkDispatch(ctx, *turn); err != nil {
+			return session.Session{}, false, err
+		}
 		c.Turns = []TurnWrite{{Turn: *turn, Unstarted: true}}
 		// session.created carries the committed Session, which already reads in_progress.
 		w.events[0] = w.renderEvent(w.events[0].Seq, w.events[0].ID, session.EventSessionCreated, "", func(m map[string]any) { m["session"] = s })
@@ -163,6 +170,7 @@ func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.Conte
 		Status:    session.TurnQueued,
 		CreatedAt: now,
 		Harness:   s.Snapshot.Config.HarnessKind(),
+		Requires:  profile.Requires(s.Snapshot.Config),
 	}
 	w.event(session.EventTurnCreated, t.ID, func(m map[string]any) { m["turn"] = *t })
 	for _, parts := range input {

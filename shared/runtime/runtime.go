@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/mcp"
 	"github.com/baton-run/baton/shared/harness/scripted"
+	"github.com/baton-run/baton/shared/profile"
 )
 
 // Engine is what a runtime needs from the use-case layer; *engine.Engine implements it.
@@ -75,6 +78,8 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// Providers are the model providers it hosts; nil means only the scripted model.
 	Providers harness.Providers
+	// MCP connects the HTTP MCP servers of a Session's tools; nil means the go-sdk client of package harness/mcp.
+	MCP harness.MCPConnector
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Clock returns the current time; nil means time.Now.
@@ -123,6 +128,9 @@ func New(eng Engine, act Activities, cfg Config) (*Runtime, error) {
 	if cfg.Providers == nil {
 		cfg.Providers = harness.Providers{}
 		scripted.Register(cfg.Providers)
+	}
+	if cfg.MCP == nil {
+		cfg.MCP = &mcp.Connector{}
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
@@ -294,7 +302,22 @@ func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, erro
 	if err != nil {
 		return harness.Outcome{}, err
 	}
-	return harness.Run(ctx, harness.JobOf(run), model)
+	if missing := profile.Missing(run.Turn.Requires, r.cfg.Capabilities); len(missing) > 0 {
+		return harness.Outcome{}, &incapableError{missing: missing}
+	}
+	job := harness.JobOf(run)
+	job.MCP = r.cfg.MCP
+	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
+	return harness.Run(ctx, job, model)
+}
+
+// incapableError: the turn requires capabilities this runtime does not advertise (a rolling update, or a runtime
+// started with a restricted BATON_RUNTIME_CAPABILITIES); the task fails with Baton.RuntimeIncapable, which the
+// state machine retries so that another runtime takes it (DESIGN "Capabilities").
+type incapableError struct{ missing []string }
+
+func (e *incapableError) Error() string {
+	return "the runtime does not advertise " + strings.Join(e.missing, ", ")
 }
 
 // heartbeat sends SendTaskHeartbeat every interval until ctx ends; when Step Functions reports the task gone it
@@ -338,13 +361,18 @@ func (r *Runtime) fail(work context.Context, token, name, cause string) {
 func classify(err error) (name, cause string) {
 	var me *harness.ModelError
 	var ce *harness.ConfigError
+	var se *harness.StructuredOutputError
 	switch {
 	case errors.Is(err, engine.ErrTurnNotRunnable):
 		return ErrorTurnNotRunnable, "the turn was cancelled or has ended"
+	case errors.As(err, new(*incapableError)):
+		return ErrorRuntimeIncapable, err.Error()
 	case errors.Is(err, errStopping):
 		return ErrorHarness, "the runtime stopped before the step finished"
 	case errors.As(err, &me):
 		return ErrorModel, me.Cause
+	case errors.As(err, &se):
+		return ErrorStructuredOutputInvalid, se.Cause
 	case errors.Is(err, harness.ErrProtocolUnavailable) && errors.As(err, &ce):
 		return ErrorRuntimeIncapable, ce.Cause
 	case errors.As(err, &ce):

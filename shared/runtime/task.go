@@ -22,6 +22,10 @@ const (
 	ErrorRuntimeIncapable = "Baton.RuntimeIncapable"
 	// ErrorTurnNotRunnable: the turn was cancelled or has ended (engine.ErrTurnNotRunnable).
 	ErrorTurnNotRunnable = "Baton.TurnNotRunnable"
+	// ErrorStructuredOutputInvalid: the final answer is not JSON or violates the Session's text.format json_schema
+	// (harness.StructuredOutputError); the cause names the violated keywords. Settle fails the turn
+	// (docs/structured-output.md).
+	ErrorStructuredOutputInvalid = "Baton.StructuredOutputInvalid"
 )
 
 // Capabilities a runtime may advertise (spec/agents-api-rules.md §5 lists the full set admission knows).
@@ -31,8 +35,23 @@ const (
 	CapEnvironmentNone = "environment_none"
 	CapDurableTurns    = "durable_turns"
 	CapUsage           = "usage"
+	// CapStructuredOutput and CapMessageItems: text.format json_schema is validated and the answer published as a
+	// final_answer message (docs/structured-output.md).
+	CapStructuredOutput = "structured_output"
+	CapMessageItems     = "message_items"
+	// CapToolSearch: deferred functions are discovered with the harness's tool_search (docs/tool-search.md).
+	CapToolSearch = "tool_search"
+	// CapMCPHTTPTools, CapMCPHTTPRequired, CapMCPHTTPBearerAuth: HTTP MCP servers are connected, a required one
+	// fails the turn when it does not initialize, and a Vault bearer credential is sent (docs/mcp.md).
+	CapMCPHTTPTools      = "mcp_http_tools"
+	CapMCPHTTPRequired   = "mcp_http_required"
+	CapMCPHTTPBearerAuth = "mcp_http_bearer_auth"
+	// CapProgrammaticToolCallingDisable: an explicit {type:"programmatic_tool_calling", enabled:false} is honoured
+	// (the baton harness has no programmatic tool calling at all).
+	CapProgrammaticToolCallingDisable = "programmatic_tool_calling_disable"
 )
 
-// BatonCapabilities is what the baton harness runtime advertises today: only what works end to end. Structured
-// output, tool search and MCP come with their features.
-var BatonCapabilities = []string{CapStreaming, CapFunctionTools, CapEnvironmentNone, CapDurableTurns, CapUsage}
+// BatonCapabilities is what the baton harness runtime advertises: only what works end to end.
+var BatonCapabilities = []string{CapStreaming, CapFunctionTools, CapEnvironmentNone, CapDurableTurns, CapUsage,
+	CapStructuredOutput, CapMessageItems, CapToolSearch, CapMCPHTTPTools, CapMCPHTTPRequired, CapMCPHTTPBearerAuth,
+	CapProgrammaticToolCallingDisable}

@@ -50,6 +50,10 @@ type Turn struct {
 	OutputCount     int
 	CancelRequested bool
 	ExecutionARN    string
+	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
+	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
+	// Baton.RuntimeIncapable. Nil for turns written before the field existed: no requirement is checked.
+	Requires []string
 	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).
 	Version int64
 }

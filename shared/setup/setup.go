@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
+	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
@@ -26,6 +28,10 @@ type Config struct {
 	RuntimeID       string
 	AdminKey        string
 	Timeouts        engine.Timeouts
+	// RuntimeCapabilities (runtime) restricts what a runtime advertises: BATON_RUNTIME_CAPABILITIES, a
+	// comma-separated list of spec/agents-api-rules.md §5.3 names; nil (unset) = everything its harness supports.
+	// Meant for tests and rolling updates: a runtime never advertises what it does not serve.
+	RuntimeCapabilities []string
 }
 
 // Local defaults: the names the local stack uses (docs/internals.md "Local ARNs and names").
@@ -39,12 +45,13 @@ const (
 // ConfigFromEnv reads Config from BATON_* variables, with local defaults for unset ones.
 func ConfigFromEnv() Config {
 	return Config{
-		Table:           env("BATON_TABLE", DefaultTable),
-		StateMachineARN: env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
-		ActivityARN:     env("BATON_ACTIVITY_ARN", DefaultActivityARN),
-		HarnessKind:     env("BATON_HARNESS_KIND", "baton"),
-		RuntimeID:       os.Getenv("BATON_RUNTIME_ID"),
-		AdminKey:        env("BATON_ADMIN_KEY", DefaultAdminKey),
+		Table:               env("BATON_TABLE", DefaultTable),
+		StateMachineARN:     env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
+		ActivityARN:         env("BATON_ACTIVITY_ARN", DefaultActivityARN),
+		HarnessKind:         env("BATON_HARNESS_KIND", "baton"),
+		RuntimeID:           os.Getenv("BATON_RUNTIME_ID"),
+		AdminKey:            env("BATON_ADMIN_KEY", DefaultAdminKey),
+		RuntimeCapabilities: envList("BATON_RUNTIME_CAPABILITIES"),
 		Timeouts: engine.Timeouts{
 			RunSeconds:       envInt("BATON_RUN_TIMEOUT_SECONDS", engine.DefaultTimeouts.RunSeconds),
 			HeartbeatSeconds: envInt("BATON_HEARTBEAT_SECONDS", engine.DefaultTimeouts.HeartbeatSeconds),
@@ -58,6 +65,17 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envList splits a comma-separated variable into its trimmed, non-empty entries; nil when unset or empty.
+func envList(name string) []string {
+	var out []string
+	for _, s := range strings.Split(os.Getenv(name), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func envInt(name string, def int) int {
@@ -85,11 +103,13 @@ func Load(ctx context.Context) (*Deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	return New(ConfigFromEnv(), awsCfg, nil), nil
+	return New(ConfigFromEnv(), awsCfg, admission.Execution{}), nil
 }
 
-// New builds Deps from explicit configuration. admission may be nil (admit everything).
-func New(cfg Config, awsCfg aws.Config, admission engine.Admission) *Deps {
+// New builds Deps from explicit configuration. adm is the Session admission port (admission.Execution{},
+// Stage B of spec/agents-api-rules.md §3); nil admits every configuration. The engine always requires a live
+// capable runtime before it opens a Turn (engine.Options.RequireLiveRuntime).
+func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	awsCfg = awsCfg.Copy()
 	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
 	db := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
@@ -100,6 +120,6 @@ func New(cfg Config, awsCfg aws.Config, admission engine.Admission) *Deps {
 	sf := awssfn.NewFromConfig(awsCfg)
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
-	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: admission, Timeouts: cfg.Timeouts})
+	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }

@@ -164,6 +164,7 @@ type turnDoc struct {
 	ResumedRound    int                `json:"resumed_round"`
 	OutputCount     int                `json:"output_count"`
 	CancelRequested bool               `json:"cancel_requested"`
+	Requires        []string           `json:"requires,omitempty"`
 }
 
 type turnRecord struct {
@@ -181,7 +182,7 @@ func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, erro
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, Requires: t.Requires}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -206,7 +207,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ExecutionARN: r.ExecutionARN, Version: r.Version}
+		CancelRequested: d.CancelRequested, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
@@ -323,6 +324,8 @@ type eventRecord struct {
 	Type   string `dynamodbav:"type"`
 	TurnID string `dynamodbav:"turn_id,omitempty"`
 	Data   string `dynamodbav:"data"`
+	// Pack, when set, holds several consecutive events (eventpack.go); the other members describe its last one.
+	Pack string `dynamodbav:"pack,omitempty"`
 }
 
 func eventToItem(sessionID string, e session.Event) eventRecord {
