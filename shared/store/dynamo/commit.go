@@ -21,7 +21,8 @@ func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) 
 
 // Commit implements engine.Store: one TransactWriteItems in which the session META and each turn are replaced on
 // condition of their stored version (`attribute_not_exists(pk)` for version 0) and every other record is created
-// with `attribute_not_exists(pk)` (items with Replace overwrite). Returns engine.ErrConflict when any condition
+// with `attribute_not_exists(pk)` (items with Replace overwrite); events that do not fit one item each are written as
+// event packs (eventpack.go), so a batch of 64 messages stays one transaction. Returns engine.ErrConflict when any condition
 // fails or the transaction conflicts with another; an error when the commit exceeds MaxCommitActions.
 func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 	var ops []types.TransactWriteItem
@@ -90,11 +91,6 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 	} else if len(c.Turns) > 0 {
 		sessionID = c.Turns[0].Turn.SessionID
 	}
-	for _, e := range c.Events {
-		if err := put(eventToItem(sessionID, e), "attribute_not_exists(pk)", nil); err != nil {
-			return err
-		}
-	}
 	for _, call := range c.Calls {
 		if err := put(callToItem(sessionID, call), "attribute_not_exists(pk)", nil); err != nil {
 			return err
@@ -112,6 +108,16 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 			return err
 		}
 	}
+	// Events go last: one item each when they fit in the transaction, else packs of consecutive events.
+	events, err := packEvents(sessionID, c.Events, MaxCommitActions-len(ops))
+	if err != nil {
+		return err
+	}
+	for _, rec := range events {
+		if err := put(rec, "attribute_not_exists(pk)", nil); err != nil {
+			return err
+		}
+	}
 	if len(ops) == 0 {
 		return nil
 	}
@@ -123,6 +129,6 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression, ExpressionAttributeValues: p.ExpressionAttributeValues})
 		return translate(err, "commit")
 	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: ops})
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: ops})
 	return translate(err, "commit")
 }

@@ -427,7 +427,14 @@ func (s *Store) EventsAfter(ctx context.Context, sessionID string, after int64, 
 		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 			return nil, err
 		}
-		out = append(out, eventFromItem(r))
+		evs, err := expandEvents(r, after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	if len(out) > limit {
+		out = out[:limit] // the rest of a pack is read again from the last returned sequence
 	}
 	return out, nil
 }
