@@ -96,6 +96,10 @@ const (
 	DefaultAPIKey       = "baton-local-key"
 )
 
+// localStreamPoll is how often a local event stream reads the log. DynamoDB Local costs nothing per read, so the
+// local stack polls 4× as often as the API's default (100 ms), which a deployment pays for in read capacity.
+const localStreamPoll = 25 * time.Millisecond
+
 const (
 	tableLogicalID        = "BatonTable"
 	stateMachineLogicalID = "TurnStateMachine"
@@ -249,7 +253,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if err := deps.Engine.ProvisionKey(ctx, cfg.ProjectID, cfg.APIKey); err != nil {
 		return fmt.Errorf("provision the local API key: %w", err)
 	}
-	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey})
+	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll})
 	apiMux := http.NewServeMux()
 	apiMux.Handle("/", api)
 	apiMux.Handle("GET /_baton/metrics", metrics.Handler())

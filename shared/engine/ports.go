@@ -14,6 +14,9 @@ type Page struct {
 	After string
 	Limit int
 	Order string
+	// Metadata keeps only records whose metadata has every given key with exactly that value (Session lists,
+	// the `metadata[key]=value` query of spec/agents-api-wire.md §1.2); nil means no filter.
+	Metadata map[string]string
 }
 
 // Store is the durable state the engine needs. Implemented by store/dynamo. Every method that writes is

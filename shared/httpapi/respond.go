@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/baton-run/baton/shared/engine"
@@ -39,6 +40,19 @@ func parseList(r *http.Request, clampLimit bool) (listQuery, error) {
 		}
 	}
 	lq := listQuery{page: engine.Page{After: q.Get("after"), Limit: defaultListLimit, Order: "desc"}, agentID: q.Get("agent_id")}
+	// metadata[key]=value filters (bracket syntax, spec/agents-api-wire.md §2.4); a repeated key is 400.
+	for k, v := range q {
+		if !strings.HasPrefix(k, "metadata[") || !strings.HasSuffix(k, "]") {
+			continue
+		}
+		if len(v) > 1 {
+			return listQuery{}, queryError(k, "Failed to deserialize query string: duplicate field `"+k+"`")
+		}
+		if lq.page.Metadata == nil {
+			lq.page.Metadata = map[string]string{}
+		}
+		lq.page.Metadata[k[len("metadata["):len(k)-1]] = v[0]
+	}
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v[0])
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -271,10 +272,26 @@ func (s *Store) ListSessions(ctx context.Context, projectID, agentID string, p e
 			":f": &types.AttributeValueMemberBOOL{Value: false},
 		},
 		ScanIndexForward: forward(p.Order)}
+	filter := "deleted = :f"
 	if agentID != "" {
-		in.FilterExpression = aws.String("deleted = :f AND agent_id = :a")
+		filter += " AND agent_id = :a"
 		in.ExpressionAttributeValues[":a"] = &types.AttributeValueMemberS{Value: agentID}
 	}
+	if len(p.Metadata) > 0 {
+		in.ExpressionAttributeNames = map[string]string{"#md": "metadata"}
+		keys := make([]string, 0, len(p.Metadata))
+		for k := range p.Metadata {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			name, value := fmt.Sprintf("#mk%d", i), fmt.Sprintf(":mv%d", i)
+			in.ExpressionAttributeNames[name] = k
+			in.ExpressionAttributeValues[value] = &types.AttributeValueMemberS{Value: p.Metadata[k]}
+			filter += " AND #md." + name + " = " + value
+		}
+	}
+	in.FilterExpression = aws.String(filter)
 	if p.After != "" {
 		in.ExclusiveStartKey = map[string]types.AttributeValue{
 			GSI1PartitionKey: &types.AttributeValueMemberS{Value: projectSessionsGSI(projectID)},
