@@ -137,5 +137,15 @@ func parseToolResult(path string, o object) (*session.ToolResult, error) {
 	if v, ok := o.values["error"]; ok {
 		r.Error = compact(v)
 	}
+	if n := len(r.Output) + len(r.Error); n > MaxToolResultBytes {
+		return nil, invalidLocal(path+".output", "Invalid '%s.output': a tool result's output and error may have at most %d bytes together (got %d).",
+			path, MaxToolResultBytes, n)
+	}
 	return r, nil
 }
+
+// MaxToolResultBytes bounds one tool result's output and error as stored (their JSON text, as sent). A result is
+// stored once and then carried by its function_call_output item and that item's event, each a DynamoDB item of at
+// most 400 KB; this bound keeps every one of them, and a full batch under the 1 MiB body gate, within DynamoDB's
+// limits (DESIGN "Payload limits are design inputs"). A documented deviation: the hosted service has no such bound.
+const MaxToolResultBytes = 256 * 1024

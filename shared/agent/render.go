@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/baton-run/baton/shared/jsonwire"
 )
 
 // Defaults rendered for members a caller omitted (spec/agents-api-rules.md §2.1 "Saved defaults when omitted").
@@ -45,7 +46,7 @@ func (a Agent) MarshalJSON() ([]byte, error) {
 	m["object"] = "agent"
 	m["created_at"] = a.CreatedAt
 	m["updated_at"] = a.UpdatedAt
-	return json.Marshal(m)
+	return jsonwire.Marshal(m)
 }
 
 func (x *Extension) public() map[string]any {

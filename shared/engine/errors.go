@@ -14,6 +14,12 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrUnauthenticated: a missing or unknown API key.
 	ErrUnauthenticated = errors.New("unauthenticated")
+	// ErrTaskClosed: Step Functions no longer accepts a task token (the task succeeded, failed or timed out, or its
+	// execution ended). The Orchestrator wraps TaskTimedOut, TaskDoesNotExist and InvalidToken with it.
+	ErrTaskClosed = errors.New("task closed")
+	// ErrTooLarge: a record exceeds what the store can hold (DynamoDB's item or transaction size). The API answers
+	// 413 request_too_large.
+	ErrTooLarge = errors.New("too large")
 )
 
 // Error is a request the engine refuses for a documented reason. Status is the HTTP status the Agents API uses,

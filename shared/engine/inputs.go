@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -124,7 +126,12 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			}
 			if prev, ok := results[r.CallID]; ok {
 				if prev.Identity() == r.Identity() {
-					continue // identical retry: accepted, no second application
+					// Identical retry: accepted, no second application. If its round is complete but the turn still
+					// waits, a stale resume claim is re-driven (tryResume sends again only after resumeGrace).
+					if t := turns[call.TurnID]; t != nil && t.Status == session.TurnWaiting && allAnswered(*t) {
+						eff.resume = t
+					}
+					continue
 				}
 				return eff, conflict(CodeConflictError, MessageDifferentResult)
 			}
@@ -270,33 +277,68 @@ func (e *Engine) afterInput(ctx context.Context, eff effects) {
 				arn = t.ExecutionARN
 			}
 		}
-		if arn != "" {
-			if err := e.orch.StopTurn(ctx, arn, "cancelled by the caller"); err != nil {
-				slog.ErrorContext(ctx, "stop cancelled turn", "turn_id", eff.stop.ID, "err", err)
-			}
+		if arn == "" {
+			arn = eff.stop.ID // the execution name; the orchestrator derives the ARN
+		}
+		if err := e.orch.StopTurn(ctx, arn, "cancelled by the caller"); err != nil {
+			slog.ErrorContext(ctx, "stop cancelled turn", "turn_id", eff.stop.ID, "err", err)
 		}
 	}
 }
 
+// resumeGrace is how long a claimed resume may stay unconfirmed before another caller (an identical retry of a
+// result, Park, the reconciler) sends the task token again.
+const resumeGrace = 5 * time.Second
+
 // tryResume claims the resume of a waiting turn whose current round is fully answered and whose task token is
 // stored, and sends the token. Whichever of Park and the completing tool-result write comes second wins the claim;
-// the claim is a versioned write, so exactly one caller sends SendTaskSuccess (DESIGN Decision 7).
+// the claim is a versioned write, so in the normal case exactly one caller sends SendTaskSuccess (DESIGN Decision
+// 7). A claim whose send failed (or whose process died) must not strand the turn: once the claim is older than
+// resumeGrace and the turn still waits, the next caller sends the token again. Step Functions refuses a second
+// success for a closed task, so a repeated send can never resume a turn twice.
 func (e *Engine) tryResume(ctx context.Context, sessionID, turnID string) error {
 	for attempt := 0; ; attempt++ {
 		t, err := e.store.GetTurn(ctx, sessionID, turnID)
 		if err != nil {
 			return err
 		}
-		if t.Status != session.TurnWaiting || t.CancelRequested || t.TokenRound != t.Round || t.ResumedRound >= t.Round || !allAnswered(t) {
-			return nil // not ready yet, or someone else claimed it
+		if t.Status != session.TurnWaiting || t.CancelRequested || t.TokenRound != t.Round || !allAnswered(t) {
+			return nil // not ready yet, or no longer waiting
 		}
-		t.ResumedRound = t.Round
-		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
+		now := e.clock().UnixMilli()
+		if t.ResumedRound >= t.Round {
+			if now-t.ResumeClaimedAt < resumeGrace.Milliseconds() {
+				return nil // claimed moments ago; the claimant sends
+			}
+			return e.sendResume(ctx, t)
+		}
+		t.ResumedRound, t.ResumeClaimedAt = t.Round, now
+		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version, Resuming: true}}}); err != nil {
 			if isConflict(err) && attempt < maxCommitAttempts {
 				continue
 			}
 			return err
 		}
-		return e.orch.Resume(ctx, t.TaskToken)
+		return e.sendResume(ctx, t)
+	}
+}
+
+// sendResume sends a claimed turn's task token, retrying transient failures briefly; a task that is already
+// closed (ErrTaskClosed) counts as resumed.
+func (e *Engine) sendResume(ctx context.Context, t session.Turn) error {
+	delay := 100 * time.Millisecond
+	for i := 0; ; i++ {
+		err := e.orch.Resume(ctx, t.TaskToken)
+		if err == nil || errors.Is(err, ErrTaskClosed) {
+			return nil
+		}
+		if i == 2 || ctx.Err() != nil {
+			return fmt.Errorf("resume turn %s round %d: %w", t.ID, t.Round, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+		}
+		delay *= 3
 	}
 }

@@ -51,6 +51,8 @@ type Store interface {
 	GetIdempotency(ctx context.Context, key string) (Idempotency, error)
 	// UnstartedTurns lists turns written but whose execution was not confirmed started.
 	UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error)
+	// ResumingTurns lists waiting turns whose resume was claimed (marked by TurnWrite.Resuming).
+	ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error)
 
 	// MarkStarted records that a turn's execution started (clears the reconciler mark); idempotent.
 	MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error
@@ -85,6 +87,9 @@ type TurnWrite struct {
 	Turn      session.Turn
 	Version   int64
 	Unstarted bool
+	// Resuming marks a turn whose resume was claimed, for the reconciler, until the next write of the turn (the
+	// harness's BeginRun) clears it.
+	Resuming bool
 }
 
 // ItemWrite writes an item of its session; Replace allows overwriting the item with the same seq.
@@ -108,9 +113,11 @@ type Orchestrator interface {
 	// StartTurn starts the execution named after the turn; starting an already-started turn with the same input
 	// succeeds and returns the same execution ARN.
 	StartTurn(ctx context.Context, in TurnExecution) (string, error)
-	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}).
+	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}); it returns an error
+	// wrapping ErrTaskClosed when the task no longer accepts its token.
 	Resume(ctx context.Context, taskToken string) error
-	// StopTurn stops a turn's execution; stopping a finished one is not an error.
+	// StopTurn stops a turn's execution, named by its ARN or, when none was recorded, by the turn id; stopping a
+	// finished one is not an error.
 	StopTurn(ctx context.Context, executionARN, cause string) error
 }
 

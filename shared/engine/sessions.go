@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/baton-run/baton/shared/jsonwire"
 	"log/slog"
 	"time"
 
@@ -26,6 +27,12 @@ type NewSession struct {
 	IdempotencyKey string
 	RequestHash    string
 }
+
+// MaxSnapshotBytes bounds a Session's frozen configuration, encoded. Every session event carries the Session
+// with its configuration, and each event is one DynamoDB item of at most 400 KB, so the snapshot must leave room
+// for required actions (DESIGN "Payload limits are design inputs"). A documented deviation from the hosted
+// service, which allows 3 MiB of tools.
+const MaxSnapshotBytes = 128 * 1024
 
 // maxCommitAttempts bounds optimistic-concurrency retries of one operation.
 const maxCommitAttempts = 50
@@ -62,6 +69,10 @@ func (e *Engine) ResolveConfig(ctx context.Context, projectID string, req NewSes
 	}
 	if snap.Config.Model == "" {
 		return agent.Snapshot{}, invalid("agent.model", "Missing required parameter: 'agent.model'.")
+	}
+	if b, err := jsonwire.Marshal(snap); err == nil && len(b) > MaxSnapshotBytes {
+		return agent.Snapshot{}, &Error{Status: 400, Code: CodeInvalidRequest, Param: "agent",
+			Message: fmt.Sprintf("The Session's agent configuration is too large: at most %d bytes when encoded (got %d).", MaxSnapshotBytes, len(b))}
 	}
 	// A Session's snapshot never carries saved-Agent metadata (spec/agents-api-rules.md §2.2).
 	snap.Config.Metadata = nil
@@ -204,24 +215,57 @@ func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 	}
 }
 
-// Reconcile starts every Turn that was written but whose execution was not confirmed started, if it was created at
-// least minAge ago. Starting is idempotent (execution name = turn id), so nothing runs twice. Returns the number
-// of turns it started.
+// Reconcile repairs what a crash between two steps can leave behind (DESIGN "Execution names are turn ids"):
+// it starts every Turn that was written but whose execution was not confirmed started, and sends again the task
+// token of every waiting Turn whose resume was claimed but not confirmed, each at least minAge old. Starting is
+// idempotent (execution name = turn id) and Step Functions refuses a second success for a closed task, so nothing
+// runs twice. Returns how many turns it acted on.
 func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, error) {
-	turns, err := e.store.UnstartedTurns(ctx, 100)
+	n := 0
+	cutoff := e.clock().Add(-minAge)
+	unstarted, err := e.store.UnstartedTurns(ctx, 100)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	cutoff := e.clock().Add(-minAge).Unix()
-	for _, t := range turns {
-		if t.CreatedAt > cutoff {
+	for _, marked := range unstarted {
+		// The index is eventually consistent: act on a consistent read of the turn.
+		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
+		if err != nil || t.CreatedAt > cutoff.Unix() || t.Status != session.TurnQueued || t.CancelRequested {
 			continue
 		}
 		e.startTurn(ctx, t)
 		n++
 	}
+	resuming, err := e.store.ResumingTurns(ctx, 100)
+	if err != nil {
+		return n, err
+	}
+	for _, marked := range resuming {
+		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
+		if err != nil || t.Status != session.TurnWaiting || t.CancelRequested || t.ResumedRound < t.Round || t.ResumeClaimedAt > cutoff.UnixMilli() {
+			continue
+		}
+		if err := e.tryResume(ctx, t.SessionID, t.ID); err != nil {
+			slog.ErrorContext(ctx, "reconcile resume", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
+			continue
+		}
+		n++
+	}
 	return n, nil
+}
+
+// PeekTurn returns a turn and its session without any check or write, for a runtime deciding whether it can
+// serve an activity task before BeginRun writes anything. ErrNotFound when either is missing.
+func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error) {
+	s, err := e.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return session.Turn{}, session.Session{}, err
+	}
+	t, err := e.store.GetTurn(ctx, sessionID, turnID)
+	if err != nil {
+		return session.Turn{}, session.Session{}, err
+	}
+	return t, s, nil
 }
 
 // GetSession returns a Session of projectID, or ErrNotFound for a missing, deleted or foreign one.

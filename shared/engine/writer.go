@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
+	"github.com/baton-run/baton/shared/jsonwire"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -49,7 +49,7 @@ func (w *writer) renderEvent(seq int64, id, typ, turnID string, fill func(m map[
 		m["turn_id"] = turnID
 	}
 	fill(m)
-	data, err := json.Marshal(m)
+	data, err := jsonwire.Marshal(m)
 	if err != nil {
 		// Every value put here is one of our own marshalable types.
 		panic("engine: render event " + typ + ": " + err.Error())

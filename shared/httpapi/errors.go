@@ -1,8 +1,8 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
+	"github.com/baton-run/baton/shared/jsonwire"
 	"net/http"
 
 	"github.com/baton-run/baton/shared/engine"
@@ -56,6 +56,7 @@ func errorType(status int, code string) string {
 //   - *engine.Error → its Status, Code, Message and Param (`x-should-retry: false` when NoRetry);
 //   - engine.ErrNotFound → 404 not_found_error "Resource not found.";
 //   - engine.ErrUnauthenticated → 401, code null, `WWW-Authenticate: Bearer`;
+//   - engine.ErrTooLarge → 413 request_too_large (a record the store cannot hold, x-should-retry: false);
 //   - anything else → 500 internal_error with a generic message, logged once with the request id.
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *engine.Error
@@ -67,6 +68,11 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.writeAPIError(w, r, e.Status, e.Code, e.Message, e.Param)
 	case errors.Is(err, engine.ErrNotFound):
 		a.writeAPIError(w, r, http.StatusNotFound, engine.CodeNotFound, messageNotFound, "")
+	case errors.Is(err, engine.ErrTooLarge):
+		a.logError(r, "record too large", err)
+		w.Header().Set("x-should-retry", "false")
+		a.writeAPIError(w, r, http.StatusRequestEntityTooLarge, codeRequestTooLarge,
+			"The request is too large to store; reduce the size of the configuration or tool output.", "")
 	case errors.Is(err, engine.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		a.writeAPIError(w, r, http.StatusUnauthorized, "", messageUnauthenticated, "")
@@ -95,11 +101,11 @@ func nilIfEmpty(s string) *string {
 
 // writeJSON writes v as a JSON response with the JSON-only headers.
 func (a *api) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonwire.Marshal(v)
 	if err != nil {
 		a.logError(r, "encode response", err)
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(errorBody{Error: errorFields{Message: messageInternal, Type: "server_error", Code: nilIfEmpty(codeInternalError)}})
+		b, _ = jsonwire.Marshal(errorBody{Error: errorFields{Message: messageInternal, Type: "server_error", Code: nilIfEmpty(codeInternalError)}})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

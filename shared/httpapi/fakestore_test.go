@@ -236,6 +236,8 @@ func (f *fakeStore) GetIdempotency(_ context.Context, key string) (engine.Idempo
 
 func (f *fakeStore) UnstartedTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
 
+func (f *fakeStore) ResumingTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
+
 func (f *fakeStore) MarkStarted(context.Context, string, string, string) error { return nil }
 
 func (f *fakeStore) Commit(_ context.Context, c engine.Commit) error {

@@ -1,6 +1,10 @@
 package session
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/baton-run/baton/shared/jsonwire"
+)
 
 // Item types Baton produces (spec/agents-api-wire.md §4.6).
 const (
@@ -62,9 +66,9 @@ type ContentPart struct {
 // MarshalJSON renders the part; text parts always carry `text`, even when empty.
 func (p ContentPart) MarshalJSON() ([]byte, error) {
 	if p.Type == "input_image" {
-		return json.Marshal(map[string]string{"type": p.Type, "image_url": p.ImageURL})
+		return jsonwire.Marshal(map[string]string{"type": p.Type, "image_url": p.ImageURL})
 	}
-	return json.Marshal(map[string]string{"type": p.Type, "text": p.Text})
+	return jsonwire.Marshal(map[string]string{"type": p.Type, "text": p.Text})
 }
 
 // MarshalJSON renders the item as AgentSessionItemUnion.
@@ -100,7 +104,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 	default:
 		m["status"] = it.Status
 	}
-	return json.Marshal(m)
+	return jsonwire.Marshal(m)
 }
 
 // Text returns the concatenated text of a message's text parts.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"github.com/baton-run/baton/shared/jsonwire"
 
 	"github.com/baton-run/baton/shared/agent"
 )
@@ -64,7 +65,7 @@ type Usage struct {
 
 // MarshalJSON renders TokenUsage with its details objects.
 func (u Usage) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]any{
+	return jsonwire.Marshal(map[string]any{
 		"input_tokens":          u.InputTokens,
 		"input_tokens_details":  map[string]int64{"cached_tokens": 0},
 		"output_tokens":         u.OutputTokens,
@@ -97,7 +98,7 @@ func (s Session) MarshalJSON() ([]byte, error) {
 	if vaults == nil {
 		vaults = []string{}
 	}
-	return json.Marshal(map[string]any{
+	return jsonwire.Marshal(map[string]any{
 		"id":                   s.ID,
 		"object":               "agent.session",
 		"status":               s.Status,

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/baton-run/baton/shared/jsonwire"
 )
 
 // TurnStatus is a Turn's status (spec/agents-api-wire.md §4.5).
@@ -49,6 +50,8 @@ type Turn struct {
 	ResumedRound    int
 	OutputCount     int
 	CancelRequested bool
+	// ResumeClaimedAt is when the current round's resume was claimed (Unix milliseconds; 0 = never).
+	ResumeClaimedAt int64
 	ExecutionARN    string
 	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
 	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
@@ -66,7 +69,7 @@ type TurnError struct {
 
 // MarshalJSON renders the Turn object (`object: "agent.session.turn"`, spec/agents-api-wire.md §4.5).
 func (t Turn) MarshalJSON() ([]byte, error) {
-	return json.Marshal(map[string]any{
+	return jsonwire.Marshal(map[string]any{
 		"id":                   t.ID,
 		"object":               "agent.session.turn",
 		"session_id":           t.SessionID,
@@ -107,16 +110,16 @@ type ToolResult struct {
 // compaction, so insignificant whitespace does not matter).
 func (r ToolResult) Identity() string {
 	m := map[string]json.RawMessage{}
-	m["turn_id"], _ = json.Marshal(r.TurnID)
-	m["call_id"], _ = json.Marshal(r.CallID)
-	m["success"], _ = json.Marshal(r.Success)
+	m["turn_id"], _ = jsonwire.Marshal(r.TurnID)
+	m["call_id"], _ = jsonwire.Marshal(r.CallID)
+	m["success"], _ = jsonwire.Marshal(r.Success)
 	if r.Output != nil {
 		m["output"] = canonical(r.Output)
 	}
 	if r.Error != nil {
 		m["error"] = canonical(r.Error)
 	}
-	b, _ := json.Marshal(m)
+	b, _ := jsonwire.Marshal(m)
 	return string(b)
 }
 
@@ -128,7 +131,7 @@ func canonical(raw json.RawMessage) json.RawMessage {
 	if err := dec.Decode(&v); err != nil {
 		return raw
 	}
-	b, err := json.Marshal(v)
+	b, err := jsonwire.Marshal(v)
 	if err != nil {
 		return raw
 	}

@@ -71,17 +71,28 @@ func (o *Orchestrator) executionARN(name string) string {
 	return strings.Replace(o.stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
 }
 
-// Resume implements engine.Orchestrator.
+// Resume implements engine.Orchestrator. A token Step Functions no longer accepts (TaskTimedOut,
+// TaskDoesNotExist, InvalidToken: the task already closed) is reported as engine.ErrTaskClosed.
 func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
 	_, err := o.api.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String(taskToken), Output: aws.String(`{"resumed":true}`)})
 	if err != nil {
+		var timedOut *types.TaskTimedOut
+		var missing *types.TaskDoesNotExist
+		var invalid *types.InvalidToken
+		if errors.As(err, &timedOut) || errors.As(err, &missing) || errors.As(err, &invalid) {
+			return fmt.Errorf("resume parked task: %w: %w", engine.ErrTaskClosed, err)
+		}
 		return fmt.Errorf("resume parked task: %w", err)
 	}
 	return nil
 }
 
-// StopTurn implements engine.Orchestrator; an execution that already ended is not an error.
+// StopTurn implements engine.Orchestrator; an execution that already ended is not an error. executionARN may also
+// be the turn id (the execution name) when the ARN was never recorded.
 func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string) error {
+	if !strings.HasPrefix(executionARN, "arn:") {
+		executionARN = o.executionARN(executionARN)
+	}
 	_, err := o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String("Baton.Cancelled")})
 	if err != nil {
 		var notFound *types.ExecutionDoesNotExist

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/baton-run/baton/shared/jsonwire"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -54,7 +55,7 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 			return err
 		}
 		if c.SessionVersion == 0 {
-			snap, err := json.Marshal(c.Session.Snapshot)
+			snap, err := jsonwire.Marshal(c.Session.Snapshot)
 			if err != nil {
 				return fmt.Errorf("commit: encode snapshot: %w", err)
 			}
@@ -64,7 +65,7 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 		}
 	}
 	for _, tw := range c.Turns {
-		rec, err := turnToItem(tw.Turn, tw.Version+1, tw.Unstarted)
+		rec, err := turnToItem(tw.Turn, tw.Version+1, tw.Unstarted, tw.Resuming)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/baton-run/baton/shared/jsonwire"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -43,7 +44,7 @@ func packEvents(sessionID string, events []session.Event, maxRecords int) ([]eve
 		if len(pack) == 0 {
 			return nil
 		}
-		b, err := json.Marshal(pack)
+		b, err := jsonwire.Marshal(pack)
 		if err != nil {
 			return fmt.Errorf("encode event pack: %w", err)
 		}

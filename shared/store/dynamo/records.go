@@ -3,6 +3,7 @@ package dynamo
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/baton-run/baton/shared/jsonwire"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
@@ -13,6 +14,7 @@ const (
 	skMeta       = "META"
 	skSnapshot   = "SNAPSHOT"
 	gsiUnstarted = "UNSTARTED"
+	gsiResuming  = "RESUMING"
 	gsiRuntimes  = "RUNTIMES"
 )
 
@@ -45,7 +47,7 @@ type agentRecord struct {
 }
 
 func agentToItem(a agent.Agent) (agentRecord, error) {
-	cfg, err := json.Marshal(a.Config)
+	cfg, err := jsonwire.Marshal(a.Config)
 	if err != nil {
 		return agentRecord{}, fmt.Errorf("encode agent %s config: %w", a.ID, err)
 	}
@@ -93,7 +95,7 @@ type snapshotRecord struct {
 }
 
 func sessionToItem(s session.Session, version int64) (sessionRecord, error) {
-	actions, err := json.Marshal(s.RequiredActions)
+	actions, err := jsonwire.Marshal(s.RequiredActions)
 	if err != nil {
 		return sessionRecord{}, fmt.Errorf("encode session %s required actions: %w", s.ID, err)
 	}
@@ -103,7 +105,7 @@ func sessionToItem(s session.Session, version int64) (sessionRecord, error) {
 		Metadata: s.Metadata, RequiredActions: string(actions), UsageUnknown: s.UsageUnknown, VaultIDs: s.VaultIDs,
 		ActiveTurnID: s.ActiveTurnID, EventSeq: s.EventSeq, ItemSeq: s.ItemSeq, Deleted: s.Deleted}
 	if s.Usage != nil {
-		u, _ := json.Marshal(usageDoc(*s.Usage))
+		u, _ := jsonwire.Marshal(usageDoc(*s.Usage))
 		r.Usage = string(u)
 	}
 	return r, nil
@@ -164,6 +166,7 @@ type turnDoc struct {
 	ResumedRound    int                `json:"resumed_round"`
 	OutputCount     int                `json:"output_count"`
 	CancelRequested bool               `json:"cancel_requested"`
+	ResumeClaimedAt int64              `json:"resume_claimed_at,omitempty"`
 	Requires        []string           `json:"requires,omitempty"`
 }
 
@@ -178,22 +181,25 @@ type turnRecord struct {
 	Doc          string `dynamodbav:"doc"`
 }
 
-func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, error) {
+func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRecord, error) {
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, Requires: t.Requires}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, Requires: t.Requires}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
 	}
-	doc, err := json.Marshal(d)
+	doc, err := jsonwire.Marshal(d)
 	if err != nil {
 		return turnRecord{}, fmt.Errorf("encode turn %s: %w", t.ID, err)
 	}
 	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, ExecutionARN: t.ExecutionARN, Doc: string(doc)}
-	if unstarted {
+	switch {
+	case unstarted:
 		r.GSI1PK, r.GSI1SK = gsiUnstarted, t.ID
+	case resuming:
+		r.GSI1PK, r.GSI1SK = gsiResuming, t.ID
 	}
 	return r, nil
 }
@@ -207,7 +213,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
@@ -297,7 +303,7 @@ type itemRecord struct {
 }
 
 func itemToItem(sessionID string, it session.Item) (itemRecord, error) {
-	doc, err := json.Marshal(itemDoc{Role: it.Role, Phase: it.Phase, Content: it.Content, CallID: it.CallID, Name: it.Name,
+	doc, err := jsonwire.Marshal(itemDoc{Role: it.Role, Phase: it.Phase, Content: it.Content, CallID: it.CallID, Name: it.Name,
 		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel})
 	if err != nil {
 		return itemRecord{}, fmt.Errorf("encode item %s: %w", it.ID, err)
@@ -355,7 +361,7 @@ type runtimeRecord struct {
 }
 
 func runtimeToItem(r engine.RuntimeInfo) (runtimeRecord, error) {
-	doc, err := json.Marshal(r)
+	doc, err := jsonwire.Marshal(r)
 	if err != nil {
 		return runtimeRecord{}, fmt.Errorf("encode runtime %s: %w", r.ID, err)
 	}

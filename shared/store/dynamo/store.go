@@ -2,8 +2,11 @@ package dynamo
 
 import (
 	"context"
+	"strings"
+
 	"errors"
 	"fmt"
+	"github.com/aws/smithy-go"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -80,6 +83,11 @@ func translate(err error, op string) error {
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return fmt.Errorf("%s: %w", op, engine.ErrConflict)
+	}
+	// DynamoDB refuses an item over 400 KB or a transaction over 4 MB with a ValidationException about the size.
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(strings.ToLower(api.ErrorMessage()), "size") {
+		return fmt.Errorf("%s: %w: %w", op, engine.ErrTooLarge, err)
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
@@ -525,9 +533,18 @@ func (s *Store) GetIdempotency(ctx context.Context, k string) (engine.Idempotenc
 
 // UnstartedTurns implements engine.Store (GSI gsi1pk = UNSTARTED).
 func (s *Store) UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error) {
+	return s.markedTurns(ctx, gsiUnstarted, limit)
+}
+
+// ResumingTurns implements engine.Store (GSI gsi1pk = RESUMING).
+func (s *Store) ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error) {
+	return s.markedTurns(ctx, gsiResuming, limit)
+}
+
+func (s *Store) markedTurns(ctx context.Context, mark string, limit int) ([]session.Turn, error) {
 	in := &dynamodb.QueryInput{TableName: &s.table, IndexName: aws.String(GSI1Name),
 		KeyConditionExpression:    aws.String("gsi1pk = :g"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: gsiUnstarted}}}
+		ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: mark}}}
 	var out []session.Turn
 	_, err := s.queryPage(ctx, in, limit, func(item map[string]types.AttributeValue) error {
 		var r turnRecord
