@@ -87,7 +87,8 @@ type Outcome struct {
 // allowed_tools, named MCPToolName; a required server that fails to initialize fails the run with a *ConfigError
 // before anything is journaled). With text.format json_schema it compiles the schema once.
 //
-// Each step streams one model response into the journal. Text deltas become one assistant message per run of text;
+// Each step streams one model response into the journal. Every call gets a Core call id unique within the Session
+// ("call_<turn id without its prefix>_<n>", see callIDs); the provider's own id is dropped. Text deltas become one assistant message per run of text;
 // a message's phase is commentary when the response also calls tools and final_answer otherwise (streamed live when
 // the provider declares the phase, held back until it is known when it does not, see Part.Phase). Usage parts are
 // summed and recorded before the calls or the final message are committed. Then:
@@ -139,7 +140,7 @@ func runStep(ctx context.Context, j Journal, model Model, req Request, tb *toolb
 		return Outcome{}, nil, err
 	}
 	defer st.Close()
-	s := &step{ctx: ctx, j: j, structured: v != nil}
+	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req)}
 	for {
 		p, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -168,9 +169,11 @@ type step struct {
 	// said is the whole text of the response (every message), for the in-memory conversation.
 	said strings.Builder
 	// held are text deltas whose message phase is not known yet.
-	held  []string
-	calls []Call
-	usage *session.Usage
+	held []string
+	// calls are the response's calls under their Core call ids (nextCallID); the provider's ids are dropped.
+	calls      []Call
+	nextCallID func() string
+	usage      *session.Usage
 }
 
 func (s *step) take(p Part) error {
@@ -191,13 +194,14 @@ func (s *step) take(p Part) error {
 		}
 		return s.appendText(p.Text)
 	case PartCall:
-		if p.Call == nil || p.Call.Name == "" || p.Call.ID == "" {
-			return &ModelError{Cause: "the model returned a function call without a name or call id"}
+		if p.Call == nil || p.Call.Name == "" {
+			return &ModelError{Cause: "the model returned a function call without a name"}
 		}
 		if err := s.flush(session.PhaseCommentary); err != nil {
 			return err
 		}
 		c := *p.Call
+		c.ID = s.nextCallID()
 		if len(c.Arguments) == 0 {
 			c.Arguments = json.RawMessage("{}")
 		}
@@ -214,6 +218,42 @@ func (s *step) take(p Part) error {
 		return nil
 	default:
 		return fmt.Errorf("harness: unknown model part kind %d", p.Kind)
+	}
+}
+
+// callIDs returns the maker of the Core call ids of a request's response: "call_<turn id without its prefix>_<n>",
+// n counting every call of req.Messages plus the response's calls from 1 and skipping ids req.Messages already
+// holds. The harness gives every call a model makes such an id and drops the provider's own (providers reuse ids
+// like "call_0" across turns, which would collide with the Session's CALL#<call_id> records): the ids are unique
+// within the Session (the turn id is), the same for the same history, at most 40 characters for engine.NewID turn
+// ids, and match ^[a-zA-Z0-9_-]+$ (what the Anthropic and Bedrock APIs accept) whenever the turn id does. The
+// conversation sent back to providers uses them on both sides (the assistant's calls and the tool results), since
+// both are rebuilt from items that carry them. The scripted model mints the same ids.
+func callIDs(req Request) func() string {
+	n := 0
+	used := map[string]bool{}
+	for _, m := range req.Messages {
+		n += len(m.Calls)
+		for _, c := range m.Calls {
+			used[c.ID] = true
+		}
+	}
+	turn := req.TurnID
+	if _, rest, ok := strings.Cut(turn, "_"); ok {
+		turn = rest
+	}
+	return func() string {
+		for {
+			n++
+			id := fmt.Sprintf("call_%d", n)
+			if turn != "" {
+				id = fmt.Sprintf("call_%s_%d", turn, n)
+			}
+			if !used[id] {
+				used[id] = true
+				return id
+			}
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -375,7 +377,7 @@ func TestRunHoldsTextUntilThePhaseIsKnown(t *testing.T) {
 				{Op: "start", Phase: "commentary", ItemID: "msg_2"},
 				{Op: "append", ItemID: "msg_2", Text: "z"},
 				{Op: "finish", ItemID: "msg_2", Text: "z"},
-				{Op: "calls", Calls: []engine.PendingCall{pc("c1", "f", "{}"), pc("c2", "f", "{}")}},
+				{Op: "calls", Calls: []engine.PendingCall{pc("call_x_1", "f", "{}"), pc("call_x_2", "f", "{}")}},
 			},
 		},
 		{
@@ -479,5 +481,105 @@ func TestProvidersModel(t *testing.T) {
 				t.Errorf("error = %q, want %q", got, tc.wantErr)
 			}
 		})
+	}
+}
+
+// seqModel answers each Stream with the next of its responses and records every request.
+type seqModel struct {
+	responses [][]harness.Part
+	got       []harness.Request
+}
+
+func (m *seqModel) Stream(_ context.Context, req harness.Request) (harness.Stream, error) {
+	m.got = append(m.got, req)
+	if len(m.responses) == 0 {
+		return &fakeStream{}, nil
+	}
+	parts := m.responses[0]
+	m.responses = m.responses[1:]
+	return &fakeStream{parts: parts}, nil
+}
+
+// TestRunAssignsCallIDsUniqueInTheSession: a provider that reuses its call ids across turns (an OpenAI-compatible
+// backend answering "call_0" every time) or sends none still yields call ids unique within the Session, and the
+// conversation the provider sees back uses those ids on both sides (calls and results).
+func TestRunAssignsCallIDsUniqueInTheSession(t *testing.T) {
+	t.Parallel()
+	fc := func(id, name, args string) harness.Part {
+		return harness.Part{Kind: harness.PartCall, Call: &harness.Call{ID: id, Name: name, Arguments: json.RawMessage(args)}}
+	}
+	cfg := config(`{}`)
+
+	// Turn 1: the provider calls get_weather as call_0.
+	j1 := &journal{}
+	m1 := &seqModel{responses: [][]harness.Part{{fc("call_0", "get_weather", `{"city":"Paris"}`)}}}
+	if _, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_aaa", Config: cfg, History: []session.Item{user("weather?")}, Journal: j1}, m1); err != nil {
+		t.Fatal(err)
+	}
+	// Turn 2, after turn 1's call and result: the provider answers call_0 again, then a call without an id.
+	history := []session.Item{user("weather?"), call("call_aaa_1", "get_weather", `{"city":"Paris"}`), output("call_aaa_1", `"sun"`), user("and Rome?")}
+	j2 := &journal{}
+	m2 := &seqModel{responses: [][]harness.Part{{fc("call_0", "get_weather", `{"city":"Rome"}`), fc("", "get_weather", `{"city":"Oslo"}`)}}}
+	if _, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_bbb", Config: cfg, History: history, Journal: j2}, m2); err != nil {
+		t.Fatal(err)
+	}
+	got := append(append([]op(nil), j1.ops...), j2.ops...)
+	want := []op{
+		{Op: "calls", Calls: []engine.PendingCall{pc("call_aaa_1", "get_weather", `{"city":"Paris"}`)}},
+		{Op: "calls", Calls: []engine.PendingCall{pc("call_bbb_2", "get_weather", `{"city":"Rome"}`), pc("call_bbb_3", "get_weather", `{"city":"Oslo"}`)}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requested calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunSendsItsCallIDsBackToTheProvider: within one activity task, the calls the harness runs itself (tool_search)
+// go back to the provider under the harness's call ids, on the assistant's calls and on the results alike.
+func TestRunSendsItsCallIDsBackToTheProvider(t *testing.T) {
+	t.Parallel()
+	cfg := agent.Config{Model: "m", Tools: []json.RawMessage{
+		json.RawMessage(`{"type":"function","name":"get_weather","description":"Weather","parameters":{"type":"object"},"defer_loading":true}`),
+		json.RawMessage(`{"type":"tool_search"}`),
+	}}
+	search := harness.Part{Kind: harness.PartCall, Call: &harness.Call{ID: "call_0", Name: "tool_search", Arguments: json.RawMessage(`{"query":"weather"}`)}}
+	reply := harness.Part{Kind: harness.PartText, Text: "done"}
+	m := &seqModel{responses: [][]harness.Part{{search}, {reply}}}
+	if _, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_ccc", Config: cfg, History: []session.Item{user("go")}, Journal: &journal{}}, m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.got) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(m.got))
+	}
+	var ids []string
+	for _, msg := range m.got[1].Messages {
+		for _, c := range msg.Calls {
+			ids = append(ids, "call "+c.ID)
+		}
+		for _, r := range msg.Results {
+			ids = append(ids, "result "+r.CallID)
+		}
+	}
+	if diff := cmp.Diff([]string{"call call_ccc_1", "result call_ccc_1"}, ids); diff != "" {
+		t.Errorf("ids in the second request (-want +got):\n%s", diff)
+	}
+}
+
+// TestCallIDsFitEveryProvider: with a turn id as the engine mints it, the harness's call ids match what the
+// Anthropic and Bedrock APIs accept (^[a-zA-Z0-9_-]+$, Bedrock at most 64 characters) and OpenAI's 40-character
+// limit on tool call ids.
+func TestCallIDsFitEveryProvider(t *testing.T) {
+	t.Parallel()
+	fc := harness.Part{Kind: harness.PartCall, Call: &harness.Call{ID: "toolu_01A09q90qw90lq917835lq9", Name: "get_weather"}}
+	j := &journal{}
+	turnID := engine.NewID("turn")
+	if _, err := harness.Run(context.Background(), harness.Job{TurnID: turnID, Config: config(`{}`), History: []session.Item{user("hi")}, Journal: j}, &fakeModel{parts: []harness.Part{fc}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.ops) != 1 || len(j.ops[0].Calls) != 1 {
+		t.Fatalf("journal = %+v, want one call", j.ops)
+	}
+	id := j.ops[0].Calls[0].CallID
+	if !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,40}$`).MatchString(id) || id != "call_"+strings.TrimPrefix(turnID, "turn_")+"_1" {
+		t.Errorf("call id %q: want call_<turn id suffix>_1 matching ^[a-zA-Z0-9_-]{1,40}$", id)
 	}
 }

@@ -76,8 +76,9 @@ type Message struct {
 	Results []Result
 }
 
-// Call is a function call the model made. ID is the provider's (or the model's) call id, unique within the
-// Session; Arguments is a JSON value (an object for well-formed calls; empty means {}).
+// Call is a function call the model made. ID is its Core call id, unique within the Session: a provider's stream
+// may carry the provider's own id (or none), which Run replaces with one it mints ("call_<turn>_<n>", see Run);
+// Arguments is a JSON value (an object for well-formed calls; empty means {}).
 type Call struct {
 	ID        string
 	Name      string

@@ -19,11 +19,14 @@ import (
 	"github.com/baton-run/baton/shared/harness/mcp"
 	"github.com/baton-run/baton/shared/harness/scripted"
 	"github.com/baton-run/baton/shared/profile"
+	"github.com/baton-run/baton/shared/session"
 )
 
-// Engine is what a runtime needs from the use-case layer; *engine.Engine implements it.
+// Engine is what a runtime needs from the use-case layer; *engine.Engine implements it. PeekTurn is a read-only
+// load the runtime uses to decline a task it cannot serve before BeginRun writes anything.
 type Engine interface {
 	RegisterRuntime(ctx context.Context, r engine.RuntimeInfo) error
+	PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error)
 	BeginRun(ctx context.Context, sessionID, turnID string) (*engine.Run, error)
 }
 
@@ -47,6 +50,11 @@ const (
 	DefaultShutdownGrace = 25 * time.Second
 	// sendTimeout bounds each SendTask* call, which runs on a context detached from shutdown.
 	sendTimeout = 15 * time.Second
+	// answerBudget bounds how long a task's SendTaskSuccess or SendTaskFailure is retried (heartbeats go on
+	// meanwhile); answerBackoff is the first wait between attempts, doubling up to answerMaxBackoff.
+	answerBudget     = 60 * time.Second
+	answerBackoff    = 100 * time.Millisecond
+	answerMaxBackoff = 5 * time.Second
 	// maxCauseBytes is the Step Functions limit on a task failure's cause.
 	maxCauseBytes = 32768
 )
@@ -243,7 +251,8 @@ var errTaskGone = errors.New("the activity task timed out or no longer exists")
 // errStopping is the failure of a task cancelled by shutdown.
 var errStopping = errors.New("runtime stopping")
 
-// handle runs one activity task to its SendTaskSuccess or SendTaskFailure.
+// handle runs one activity task to its SendTaskSuccess or SendTaskFailure. The heartbeat goes on until the answer
+// is delivered (or given up, see answer), so a slow or failing Send does not let the task time out.
 func (r *Runtime) handle(work context.Context, token, input string) {
 	var in TaskInput
 	if err := json.Unmarshal([]byte(input), &in); err != nil || in.SessionID == "" || in.TurnID == "" {
@@ -265,10 +274,10 @@ func (r *Runtime) handle(work context.Context, token, input string) {
 	beats, stopBeats := context.WithCancel(task)
 	var beating sync.WaitGroup
 	beating.Go(func() { r.heartbeat(beats, token, every, cancel) })
+	defer beating.Wait()
+	defer stopBeats()
 
 	out, err := r.step(task, in)
-	stopBeats()
-	beating.Wait()
 	if errors.Is(context.Cause(task), errTaskGone) {
 		log.Warn("task abandoned: Step Functions no longer knows it", "error", err)
 		return
@@ -279,31 +288,98 @@ func (r *Runtime) handle(work context.Context, token, input string) {
 		}
 		name, cause := classify(err)
 		log.Warn("task failed", "error_name", name, "error", err)
-		r.fail(work, token, name, cause)
+		r.answer(work, task, log, "send task failure", r.failure(token, name, cause))
 		return
 	}
 	body, _ := json.Marshal(out)
-	sctx, scancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
-	defer scancel()
-	if _, err := r.act.SendTaskSuccess(sctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(string(body))}); err != nil {
-		log.Warn("send task success failed", "error", err)
-		return
+	if r.answer(work, task, log, "send task success", func(ctx context.Context) error {
+		_, err := r.act.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(string(body))})
+		return err
+	}) {
+		log.Info("task done", "status", out.Status, "round", out.Round)
 	}
-	log.Info("task done", "status", out.Status, "round", out.Round)
+}
+
+// answer delivers a task's answer with send, retrying with backoff (answerBackoff doubling up to answerMaxBackoff)
+// for at most answerBudget, each attempt bounded by sendTimeout on a context detached from shutdown. It stops at
+// the first success, at an error that says the task can never be answered (TaskTimedOut, TaskDoesNotExist,
+// InvalidToken, InvalidOutput), or when the task's heartbeat reports the task gone (task cancelled with
+// errTaskGone). It reports whether the answer was delivered.
+func (r *Runtime) answer(work, task context.Context, log *slog.Logger, op string, send func(context.Context) error) bool {
+	deadline := time.Now().Add(answerBudget)
+	wait := answerBackoff
+	for attempt := 1; ; attempt++ {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
+		err := send(sctx)
+		cancel()
+		switch {
+		case err == nil:
+			return true
+		case answerFinal(err):
+			log.Warn(op+" failed: the task can no longer be answered", "error", err)
+			return false
+		case errors.Is(context.Cause(task), errTaskGone):
+			log.Warn(op+" failed and the task is gone", "error", err)
+			return false
+		case time.Now().Add(wait).After(deadline):
+			log.Error(op+" failed: giving up", "error", err, "attempts", attempt)
+			return false
+		}
+		log.Warn(op+" failed: retrying", "error", err, "attempt", attempt, "retry_in", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-goneDone(task):
+			t.Stop()
+		}
+		wait = min(2*wait, answerMaxBackoff)
+	}
+}
+
+// goneDone returns a channel closed when task ends because Step Functions no longer knows it; nil (never ready)
+// for any other end of task (shutdown does not stop an answer from being delivered).
+func goneDone(task context.Context) <-chan struct{} {
+	if task.Err() != nil && !errors.Is(context.Cause(task), errTaskGone) {
+		return nil
+	}
+	return task.Done()
+}
+
+// answerFinal reports whether a SendTask* error means the answer can never be delivered, so retrying is useless.
+func answerFinal(err error) bool {
+	var timedOut *types.TaskTimedOut
+	var missing *types.TaskDoesNotExist
+	var invalid *types.InvalidToken
+	var output *types.InvalidOutput
+	return errors.As(err, &timedOut) || errors.As(err, &missing) || errors.As(err, &invalid) || errors.As(err, &output)
 }
 
 // step begins (or resumes) the turn and runs one harness step.
+//
+// It first decides, from a read-only PeekTurn, whether this runtime can serve the turn at all: the Session's model
+// provider protocol must be hosted here and the turn's requires must be advertised. When not, it declines (an
+// error classify maps to Baton.RuntimeIncapable) before anything is written, so another runtime takes the task
+// from a clean state. A turn that is terminal or cancelled skips that decision: BeginRun reports it not runnable.
 func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, error) {
+	turn, sess, err := r.eng.PeekTurn(ctx, in.SessionID, in.TurnID)
+	if err != nil {
+		return harness.Outcome{}, fmt.Errorf("peek turn: %w", err)
+	}
+	model, modelErr := r.cfg.Providers.Model(sess.Snapshot.Config)
+	if !turn.Status.Terminal() && !turn.CancelRequested {
+		if errors.Is(modelErr, harness.ErrProtocolUnavailable) {
+			return harness.Outcome{}, modelErr
+		}
+		if missing := profile.Missing(turn.Requires, r.cfg.Capabilities); len(missing) > 0 {
+			return harness.Outcome{}, &incapableError{missing: missing}
+		}
+	}
 	run, err := r.eng.BeginRun(ctx, in.SessionID, in.TurnID)
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("begin run: %w", err)
 	}
-	model, err := r.cfg.Providers.Model(run.Session.Snapshot.Config)
-	if err != nil {
-		return harness.Outcome{}, err
-	}
-	if missing := profile.Missing(run.Turn.Requires, r.cfg.Capabilities); len(missing) > 0 {
-		return harness.Outcome{}, &incapableError{missing: missing}
+	if modelErr != nil {
+		return harness.Outcome{}, modelErr
 	}
 	job := harness.JobOf(run)
 	job.MCP = r.cfg.MCP
@@ -344,15 +420,20 @@ func (r *Runtime) heartbeat(ctx context.Context, token string, every time.Durati
 	}
 }
 
-// fail sends SendTaskFailure on a context detached from shutdown.
+// fail answers a task that never started (bad input, another harness kind) with SendTaskFailure, retried like
+// every answer (see answer).
 func (r *Runtime) fail(work context.Context, token, name, cause string) {
+	r.answer(work, work, r.log.With("error_name", name), "send task failure", r.failure(token, name, cause))
+}
+
+// failure returns the send of SendTaskFailure(token, name, cause), the cause cut to the Step Functions limit.
+func (r *Runtime) failure(token, name, cause string) func(context.Context) error {
 	if len(cause) > maxCauseBytes {
 		cause = cause[:maxCauseBytes]
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
-	defer cancel()
-	if _, err := r.act.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(name), Cause: aws.String(cause)}); err != nil {
-		r.log.Warn("send task failure failed", "error_name", name, "error", err)
+	return func(ctx context.Context) error {
+		_, err := r.act.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(name), Cause: aws.String(cause)})
+		return err
 	}
 }
 

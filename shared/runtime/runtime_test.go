@@ -33,6 +33,8 @@ type memStore struct {
 	items    map[string][]session.Item
 	events   map[string][]session.Event
 	runtimes []engine.RuntimeInfo
+	// commits counts Commit calls (including rejected ones).
+	commits int
 }
 
 func newMemStore() *memStore {
@@ -68,6 +70,7 @@ func (m *memStore) ItemsOfSession(_ context.Context, sid string) ([]session.Item
 func (m *memStore) Commit(_ context.Context, c engine.Commit) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.commits++
 	if c.Session != nil && m.sessions[c.Session.ID].Version != c.SessionVersion {
 		return engine.ErrConflict
 	}
@@ -131,18 +134,35 @@ type answer struct {
 }
 
 // activities is a fake Step Functions activity API: queued tasks are handed out in order, an empty queue holds
-// the poll until its context ends, and answers are recorded per token.
+// the poll until its context ends, and answers are recorded per token. sendErrs are the errors the next
+// SendTaskSuccess/SendTaskFailure attempts of a token return, in order, before one is accepted; attempts holds,
+// per token, the token's heartbeat count at each attempt.
 type activities struct {
-	tasks   chan [2]string
-	mu      sync.Mutex
-	answers map[string]answer
-	beats   map[string]int
-	gone    map[string]bool
-	got     chan string
+	tasks    chan [2]string
+	mu       sync.Mutex
+	answers  map[string]answer
+	beats    map[string]int
+	gone     map[string]bool
+	sendErrs map[string][]error
+	attempts map[string][]int
+	got      chan string
 }
 
 func newActivities() *activities {
-	return &activities{tasks: make(chan [2]string, 100), answers: map[string]answer{}, beats: map[string]int{}, gone: map[string]bool{}, got: make(chan string, 100)}
+	return &activities{tasks: make(chan [2]string, 100), answers: map[string]answer{}, beats: map[string]int{}, gone: map[string]bool{},
+		sendErrs: map[string][]error{}, attempts: map[string][]int{}, got: make(chan string, 100)}
+}
+
+// attempt records a send attempt of token and returns the error it fails with (nil = accepted).
+func (a *activities) attempt(token string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.attempts[token] = append(a.attempts[token], a.beats[token])
+	if errs := a.sendErrs[token]; len(errs) > 0 {
+		a.sendErrs[token] = errs[1:]
+		return errs[0]
+	}
+	return nil
 }
 
 func (a *activities) GetActivityTask(ctx context.Context, in *sfn.GetActivityTaskInput, _ ...func(*sfn.Options)) (*sfn.GetActivityTaskOutput, error) {
@@ -165,11 +185,17 @@ func (a *activities) record(token string, ans answer) {
 }
 
 func (a *activities) SendTaskSuccess(_ context.Context, in *sfn.SendTaskSuccessInput, _ ...func(*sfn.Options)) (*sfn.SendTaskSuccessOutput, error) {
+	if err := a.attempt(aws.ToString(in.TaskToken)); err != nil {
+		return nil, err
+	}
 	a.record(aws.ToString(in.TaskToken), answer{Op: "success", Output: aws.ToString(in.Output)})
 	return &sfn.SendTaskSuccessOutput{}, nil
 }
 
 func (a *activities) SendTaskFailure(_ context.Context, in *sfn.SendTaskFailureInput, _ ...func(*sfn.Options)) (*sfn.SendTaskFailureOutput, error) {
+	if err := a.attempt(aws.ToString(in.TaskToken)); err != nil {
+		return nil, err
+	}
 	a.record(aws.ToString(in.TaskToken), answer{Op: "failure", Error: aws.ToString(in.Error), Cause: aws.ToString(in.Cause)})
 	return &sfn.SendTaskFailureOutput{}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,9 +32,10 @@ const providerResult = "18C and sunny"
 // to write the two responses.
 type providerWire struct {
 	protocol string
-	// result returns the tool result text the request body carries ("" when none).
-	result func(body map[string]any) string
-	// call writes the response that calls get_weather(Paris) with call id "call_e2e_1".
+	// result returns the call id and the text of the tool result the request body carries ("" when none).
+	result func(body map[string]any) (callID, text string)
+	// call writes the response that calls get_weather(Paris) with the provider's call id "call_e2e_1" (the harness
+	// replaces it with a Core call id unique within the Session).
 	call func(w http.ResponseWriter)
 	// answer writes the final text response "Sunny in Paris." in two deltas.
 	answer func(w http.ResponseWriter)
@@ -58,7 +60,7 @@ func newFakeModel(t *testing.T, wire providerWire) *fakeModel {
 		f.bodies = append(f.bodies, body)
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
 		f.mu.Unlock()
-		if wire.result(body) != "" {
+		if _, text := wire.result(body); text != "" {
 			wire.answer(w)
 			return
 		}
@@ -102,13 +104,14 @@ func writeSSE(w http.ResponseWriter, events ...[2]string) {
 
 var responsesWire = providerWire{
 	protocol: "openai_responses",
-	result: func(body map[string]any) (out string) {
+	result: func(body map[string]any) (id, out string) {
 		objects(body["input"], func(o map[string]any) {
-			if o["type"] == "function_call_output" && o["call_id"] == "call_e2e_1" {
+			if o["type"] == "function_call_output" {
+				id, _ = o["call_id"].(string)
 				out, _ = o["output"].(string)
 			}
 		})
-		return out
+		return id, out
 	},
 	call: func(w http.ResponseWriter) {
 		writeSSE(w,
@@ -134,13 +137,14 @@ func chatChunk(choice string) [2]string {
 
 var chatWire = providerWire{
 	protocol: "openai_chat",
-	result: func(body map[string]any) (out string) {
+	result: func(body map[string]any) (id, out string) {
 		objects(body["messages"], func(o map[string]any) {
-			if o["role"] == "tool" && o["tool_call_id"] == "call_e2e_1" {
+			if o["role"] == "tool" {
+				id, _ = o["tool_call_id"].(string)
 				out, _ = o["content"].(string)
 			}
 		})
-		return out
+		return id, out
 	},
 	call: func(w http.ResponseWriter) {
 		writeSSE(w,
@@ -161,9 +165,10 @@ var chatWire = providerWire{
 
 var anthropicWire = providerWire{
 	protocol: "anthropic_messages",
-	result: func(body map[string]any) (out string) {
+	result: func(body map[string]any) (id, out string) {
 		objects(body["messages"], func(o map[string]any) {
-			if o["type"] == "tool_result" && o["tool_use_id"] == "call_e2e_1" {
+			if o["type"] == "tool_result" {
+				id, _ = o["tool_use_id"].(string)
 				objects(o["content"], func(c map[string]any) {
 					if s, ok := c["text"].(string); ok {
 						out = s
@@ -171,7 +176,7 @@ var anthropicWire = providerWire{
 				})
 			}
 		})
-		return out
+		return id, out
 	},
 	call: func(w http.ResponseWriter) {
 		writeSSE(w,
@@ -211,9 +216,10 @@ func writeEventStream(w http.ResponseWriter, events ...[2]string) {
 
 var bedrockWire = providerWire{
 	protocol: "bedrock_converse",
-	result: func(body map[string]any) (out string) {
+	result: func(body map[string]any) (id, out string) {
 		objects(body["messages"], func(o map[string]any) {
-			if tr, ok := o["toolResult"].(map[string]any); ok && tr["toolUseId"] == "call_e2e_1" && tr["status"] == "success" {
+			if tr, ok := o["toolResult"].(map[string]any); ok && tr["status"] == "success" {
+				id, _ = tr["toolUseId"].(string)
 				objects(tr["content"], func(c map[string]any) {
 					if s, ok := c["text"].(string); ok {
 						out = s
@@ -221,7 +227,7 @@ var bedrockWire = providerWire{
 				})
 			}
 		})
-		return out
+		return id, out
 	},
 	call: func(w http.ResponseWriter) {
 		writeEventStream(w,
@@ -275,8 +281,10 @@ func providerRoundTrip(t *testing.T, st *stack.Stack, fake *fakeModel, wire prov
 		t.Fatalf("want one required action, got %s", ev.raw)
 	}
 	ra := ev.Session.RequiredActions[0]
-	if ra.CallID != "call_e2e_1" || ra.Name != "get_weather" || ra.Arguments["city"] != "Paris" {
-		t.Fatalf("required action = %+v, want call_e2e_1 get_weather(Paris)", ra)
+	// The provider's call id is replaced by a Core call id unique within the Session.
+	wantID := "call_" + strings.TrimPrefix(ra.TurnID, "turn_") + "_1"
+	if ra.CallID != wantID || ra.Name != "get_weather" || ra.Arguments["city"] != "Paris" {
+		t.Fatalf("required action = %+v, want %s get_weather(Paris)", ra, wantID)
 	}
 	postEvents(t, ctx, client, s.ID, toolResult(ra.TurnID, ra.CallID, providerResult))
 	end := rec.waitFor(t, at, "the end of the turn", func(e wireEvent) bool {
@@ -296,8 +304,8 @@ func providerRoundTrip(t *testing.T, st *stack.Stack, fake *fakeModel, wire prov
 	if len(bodies) != 2 {
 		t.Fatalf("the model endpoint received %d requests, want 2", len(bodies))
 	}
-	if got := wire.result(bodies[1]); got != providerResult {
-		t.Errorf("tool result in the follow-up request = %q, want %q", got, providerResult)
+	if id, got := wire.result(bodies[1]); id != ra.CallID || got != providerResult {
+		t.Errorf("tool result in the follow-up request = %s %q, want %s %q", id, got, ra.CallID, providerResult)
 	}
 }
 

@@ -1,13 +1,15 @@
 package anthropic
 
 import (
+	"net/http"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/baton-run/baton/shared/netguard"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -53,13 +55,16 @@ func Register(p harness.Providers, opts Options) { p[Protocol] = Provider(opts) 
 func Provider(opts Options) harness.Provider {
 	return func(cfg agent.Config) (harness.Model, error) {
 		model, baseURL, key := cfg.Model, opts.BaseURL, opts.APIKey
+		callerEndpoint := false
 		if cfg.XBaton != nil && cfg.XBaton.ModelProvider != nil {
 			mp := cfg.XBaton.ModelProvider
 			if mp.Model != "" {
 				model = mp.Model
 			}
-			if mp.BaseURL != "" {
-				baseURL = mp.BaseURL
+			if mp.BaseURL != "" && mp.BaseURL != opts.BaseURL {
+				// A caller-chosen endpoint never receives the runtime's own key, and is dialled through netguard
+				// (no link-local credential endpoints); it gets only the api_key the agent itself configures.
+				baseURL, key, callerEndpoint = mp.BaseURL, "", true
 			}
 			if mp.APIKey != "" {
 				key = mp.APIKey
@@ -69,6 +74,12 @@ func Provider(opts Options) harness.Provider {
 			return nil, errors.New("anthropic_messages needs a model id (x_baton.model_provider.model or the agent's model)")
 		}
 		var clientOpts []option.RequestOption
+		if callerEndpoint {
+			// Resolve credentials ourselves: the SDK's environment chain (ANTHROPIC_API_KEY, …) must not reach a
+			// caller-chosen endpoint.
+			clientOpts = append(clientOpts, option.WithoutEnvironmentDefaults(),
+				option.WithHTTPClient(&http.Client{Transport: netguard.Transport()}))
+		}
 		if key != "" {
 			clientOpts = append(clientOpts, option.WithAPIKey(key))
 		}

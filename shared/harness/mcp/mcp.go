@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/baton-run/baton/shared/netguard"
 	"net/http"
 	"strings"
 
@@ -19,9 +20,10 @@ const (
 	ClientVersion = "0.1.0"
 )
 
-// Connector connects HTTP MCP servers. The zero value uses http.DefaultTransport.
+// Connector connects HTTP MCP servers. The zero value dials through netguard (no link-local addresses such as
+// the instance metadata and ECS credential endpoints).
 type Connector struct {
-	// Transport is the base RoundTripper of every session's http.Client; nil means http.DefaultTransport.
+	// Transport is the base RoundTripper of every session's http.Client; nil means a netguard transport.
 	Transport http.RoundTripper
 }
 
@@ -33,7 +35,8 @@ var _ harness.MCPConnector = (*Connector)(nil)
 func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harness.MCPSession, error) {
 	base := c.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		// server_url is the caller's choice: never let it reach the deployment's credential endpoints.
+		base = guarded
 	}
 	rt := base
 	if server.BearerToken != "" {
@@ -135,3 +138,6 @@ func redact(err error, token string) error {
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), token, "[redacted]"))
 }
+
+// guarded is the shared default transport for MCP connections.
+var guarded = netguard.Transport()

@@ -1,11 +1,14 @@
 package openai
 
 import (
+	"net/http"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/baton-run/baton/shared/netguard"
 	"io"
 	"net/url"
 	"os"
@@ -58,13 +61,16 @@ func Register(p harness.Providers, opts Options) {
 func Provider(protocol string, opts Options) harness.Provider {
 	return func(cfg agent.Config) (harness.Model, error) {
 		model, baseURL, key := cfg.Model, opts.BaseURL, opts.APIKey
+		callerEndpoint := false
 		if cfg.XBaton != nil && cfg.XBaton.ModelProvider != nil {
 			mp := cfg.XBaton.ModelProvider
 			if mp.Model != "" {
 				model = mp.Model
 			}
-			if mp.BaseURL != "" {
-				baseURL = mp.BaseURL
+			if mp.BaseURL != "" && mp.BaseURL != opts.BaseURL {
+				// A caller-chosen endpoint never receives the runtime's own key, and is dialled through netguard
+				// (no link-local credential endpoints); it gets only the api_key the agent itself configures.
+				baseURL, key, callerEndpoint = mp.BaseURL, "", true
 			}
 			if mp.APIKey != "" {
 				key = mp.APIKey
@@ -80,6 +86,9 @@ func Provider(protocol string, opts Options) harness.Provider {
 				return nil, errors.New("x_baton.model_provider.base_url must be an absolute http or https URL")
 			}
 			clientOpts = append(clientOpts, option.WithBaseURL(baseURL))
+		}
+		if callerEndpoint {
+			clientOpts = append(clientOpts, option.WithHTTPClient(&http.Client{Transport: netguard.Transport()}))
 		}
 		clientOpts = append(clientOpts, opts.ClientOptions...)
 		m := &Model{protocol: protocol, client: oai.NewClient(clientOpts...), key: key}
