@@ -1,22 +1,32 @@
 // Command quickstart is the README's example: an application using the official OpenAI Go SDK against a local
-// Baton (`make local`), with a function tool answered by the SDK's Sessions.Stream helper.
+// Baton (`make local`; set OPENAI_BASE_URL to use another stack), with a function tool answered by the SDK's
+// Sessions.Stream helper.
 package main
 
 import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
 
+// localBaseURL is the Agents API of `make local`, used when OPENAI_BASE_URL is not set.
+const localBaseURL = "http://127.0.0.1:8080/v1"
+
 func main() {
 	ctx := context.Background()
-	client := openai.NewClient(
-		option.WithBaseURL("http://127.0.0.1:8080/v1"),
-		option.WithAPIKey("baton-local-key"),
-	)
+	// openai.NewClient reads OPENAI_BASE_URL itself; the local stack (`make local`) is only the default.
+	var opts []option.RequestOption
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		opts = append(opts, option.WithAPIKey("baton-local-key")) // make local's default key
+	}
+	if os.Getenv("OPENAI_BASE_URL") == "" {
+		opts = append(opts, option.WithBaseURL(localBaseURL))
+	}
+	client := openai.NewClient(opts...)
 	agent, err := client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{
 		Model: "scripted",
 		Tools: []openai.PersistedAgentToolParamUnion{openai.PersistedAgentToolParamOfParamFunction(

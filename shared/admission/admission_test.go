@@ -52,6 +52,7 @@ func TestAgentCreateValidation(t *testing.T) {
 		{"function tool is accepted", `{"model":"m","tools":[` + weather + `]}`, nil},
 		{"placeholder schema of the SDK tests is accepted", `{"model":"m","tools":[{"type":"function","name":"f","description":"d","parameters":{"foo":"bar"}}]}`, nil},
 		{"missing model is rejected", `{"name":"x"}`, badReq(ire, "model", "Missing required parameter: 'model'.")},
+		{"empty model is rejected", `{"model":""}`, badReq(ire, "model", "Invalid 'model': empty string. Expected a string with minimum length 1, but got an empty string instead.")},
 		{"non-string model is rejected", `{"model":3}`, badReq(ire, "model", "Invalid type for 'model': expected a string, but got an integer instead.")},
 		{"unknown member is rejected", `{"model":"m","tool_choice":"auto"}`, badReq(ire, "tool_choice", "Unknown parameter: 'tool_choice'.")},
 		{"case variant is an unknown member", `{"Model":"m"}`, badReq(ire, "Model", "Unknown parameter: 'Model'.")},
@@ -189,6 +190,10 @@ func TestAgentUpdateReplacesSuppliedMembers(t *testing.T) {
 	if _, err := AgentUpdate([]byte(`{"model":null}`)); asWant(t, err) == nil {
 		t.Error("null model accepted")
 	}
+	_, err = AgentUpdate([]byte(`{"model":""}`))
+	if diff := cmp.Diff(badReq(ire, "model", "Invalid 'model': empty string. Expected a string with minimum length 1, but got an empty string instead."), asWant(t, err)); diff != "" {
+		t.Errorf("empty model on update (-want +got):\n%s", diff)
+	}
 }
 
 func TestParseSessionCreate(t *testing.T) {
@@ -204,6 +209,9 @@ func TestParseSessionCreate(t *testing.T) {
 		{"hosted environment is not served", `{"agent_id":"a","environment":{"type":"openai_hosted"}}`, badReq(uoc, "", `Environment type 'openai_hosted' is not supported by this service; use {"type":"none"}.`)},
 		{"self_hosted environment is not served", `{"agent_id":"a","environment":{"type":"self_hosted","workspace_directory":"/w"}}`, badReq(uoc, "", `Environment type 'self_hosted' is not supported by this service; use {"type":"none"}.`)},
 		{"unknown environment type is rejected", `{"agent_id":"a","environment":{"type":"docker"}}`, badReq(ire, "environment.type", "Invalid value: 'docker'. Supported values are: 'none', 'openai_hosted', and 'self_hosted'.")},
+		{"neither agent_id nor agent is rejected", `{"environment":{"type":"none"},"input":"hi"}`, badReq(ire, "", "Missing required parameter: 'agent_id' or 'agent'.")},
+		{"a null agent without agent_id is rejected", `{"agent":null,"environment":{"type":"none"}}`, badReq(ire, "", "Missing required parameter: 'agent_id' or 'agent'.")},
+		{"inline agent with an empty model is rejected", `{"agent":{"model":""},"environment":{"type":"none"}}`, badReq(ire, "agent.model", "Invalid 'agent.model': empty string. Expected a string with minimum length 1, but got an empty string instead.")},
 		{"inline agent without model and without agent_id is rejected", `{"agent":{"instructions":"x"},"environment":{"type":"none"}}`, badReq(ire, "agent.model", "Missing required parameter: 'agent.model'.")},
 		{"inline agent name is an unknown member", `{"agent":{"model":"m","name":"x"},"environment":{"type":"none"}}`, badReq(ire, "agent.name", "Unknown parameter: 'agent.name'.")},
 		{"inline tool errors carry the agent path", `{"agent":{"model":"m","tools":[{"type":"function","name":"f","description":"d","parameters":[]}]},"environment":{"type":"none"}}`, badReq(ire, "agent.tools[0].parameters", "Invalid type for 'agent.tools[0].parameters': expected an object, but got an array instead.")},

@@ -81,7 +81,7 @@ func parseAgentMembers(path string, raw []byte, shape agentShape, requireModel b
 			err = checkName(p, v)
 			saved = compact(v)
 		case "model":
-			err = checkString(false)(p, v)
+			err = checkModel(p, v)
 			saved = compact(v)
 		case "instructions":
 			err = checkString(true)(p, v)
@@ -105,6 +105,11 @@ func parseAgentMembers(path string, raw []byte, shape agentShape, requireModel b
 			saved, err = parseFlagObject(p, v, "time_awareness", false)
 		case "x_baton":
 			cm.ext, err = parseExtension(p, v)
+			if err == nil && shape == savedAgent && cm.ext != nil {
+				// A saved script is plain data: check it now rather than at the first turn (Stage B checks
+				// the effective configuration's script again when it selects the scripted model).
+				err = checkScript(join(p, "script"), cm.ext.Script)
+			}
 			saved = json.RawMessage("null")
 			if cm.ext != nil {
 				saved = mustMarshal(cm.ext)
@@ -182,7 +187,7 @@ func (cm configMembers) apply(cfg agent.Config) agent.Config {
 }
 
 // AgentCreate validates a POST /v1/agents body (a JSON object) and returns the configuration to save. `model` is
-// required. Errors are 400 *engine.Error values (spec/agents-api-rules.md §3 Stage A).
+// required and nonempty; an `x_baton.script` must parse as a scripted-model script (param x_baton.script). Errors are 400 *engine.Error values (spec/agents-api-rules.md §3 Stage A).
 func AgentCreate(body []byte) (agent.Config, error) {
 	cm, err := parseAgentMembers("", body, savedAgent, true)
 	if err != nil {
@@ -201,6 +206,17 @@ func AgentUpdate(body []byte) (func(agent.Config) (agent.Config, error), error) 
 		return nil, err
 	}
 	return func(c agent.Config) (agent.Config, error) { return cm.apply(c), nil }, nil
+}
+
+// checkModel validates `model`: a nonempty string (OpenAI's minimum length 1).
+func checkModel(path string, raw json.RawMessage) error {
+	if err := checkString(false)(path, raw); err != nil {
+		return err
+	}
+	if str(raw) == "" {
+		return invalid(path, "Invalid '%s': empty string. Expected a string with minimum length 1, but got an empty string instead.", path)
+	}
+	return nil
 }
 
 func checkName(path string, raw json.RawMessage) error {

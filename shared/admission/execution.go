@@ -40,15 +40,20 @@ var executionFunctionFields = []string{"type", "name", "description", "parameter
 // (saved Agent + inline replacements) against the profile of its harness kind (x_baton.harness, default baton;
 // package profile). It implements engine.Admission; the engine calls it at Session creation before anything is
 // written. Every rejection is 400 unsupported_or_invalid_configuration with a null param and the message of the
-// checklist line (seeds/000 "Admission"). The zero value is ready to use and safe for concurrent use.
+// checklist line (seeds/000 "Admission"); the one exception is a scripted-model script that does not parse, a
+// caller error reported as 400 invalid_request_error. The zero value is ready to use and safe for concurrent use.
 type Execution struct{}
 
 var _ engine.Admission = Execution{}
 
 // AdmitSession qualifies cfg for execution, or returns the first violated rule as an *engine.Error. Checks run in
-// this order: harness kind, tools in declaration order (per-type rules), cross-tool rules (counts, names,
+// this order: the scripted model's script (400 invalid_request_error, param agent.x_baton.script, when cfg selects
+// the scripted model; see checkScript), harness kind, tools in declaration order (per-type rules), cross-tool rules (counts, names,
 // discovery, controls, MCP labels, combinations), text (structured output, verbosity), reasoning, service_tier.
 func (Execution) AdmitSession(cfg agent.Config) error {
+	if err := checkExecutionScript(cfg); err != nil {
+		return err
+	}
 	p, ok := profile.Of(cfg.HarnessKind())
 	if !ok {
 		return unsupported("Harness %s is not supported.", cfg.HarnessKind())

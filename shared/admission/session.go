@@ -23,7 +23,8 @@ type SessionCreate struct {
 // ParseSessionCreate validates a Session creation body (spec/agents-api-wire.md §3.4; DESIGN Decision 3):
 // `environment` is required and only {type:"none"} is served (openai_hosted and self_hosted → 400
 // unsupported_or_invalid_configuration); `agent_id` and/or an inline `agent` (whose members replace the saved
-// Agent's whole; without agent_id, agent.model is required); `input` a string (one input_text part) or an array of
+// Agent's whole; one of them is required, with a null param: "Missing required parameter: 'agent_id' or 'agent'.";
+// without agent_id, agent.model is required); `input` a string (one input_text part) or an array of
 // user messages, optional (an idle Session); `metadata`; `vault_ids`; `stream`. stream_options is accepted and
 // ignored; other pinned members must be null (or their documented no-op value).
 func ParseSessionCreate(body []byte) (SessionCreate, error) {
@@ -86,6 +87,9 @@ func ParseSessionCreate(body []byte) (SessionCreate, error) {
 		out.Session.Inline = engine.RawObject(inline.values)
 	}
 	if out.Session.AgentID == "" {
+		if out.Session.Inline == nil {
+			return SessionCreate{}, invalid("", "Missing required parameter: 'agent_id' or 'agent'.")
+		}
 		if _, ok := out.Session.Inline["model"]; !ok {
 			return SessionCreate{}, missing("agent.model")
 		}
