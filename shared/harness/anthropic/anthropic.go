@@ -54,22 +54,8 @@ func Register(p harness.Providers, opts Options) { p[Protocol] = Provider(opts) 
 // (x_baton.model_provider.model or the Agent's model).
 func Provider(opts Options) harness.Provider {
 	return func(cfg agent.Config) (harness.Model, error) {
-		model, baseURL, key := cfg.Model, opts.BaseURL, opts.APIKey
-		callerEndpoint := false
-		if cfg.XBaton != nil && cfg.XBaton.ModelProvider != nil {
-			mp := cfg.XBaton.ModelProvider
-			if mp.Model != "" {
-				model = mp.Model
-			}
-			if mp.BaseURL != "" && mp.BaseURL != opts.BaseURL {
-				// A caller-chosen endpoint never receives the runtime's own key, and is dialled through netguard
-				// (no link-local credential endpoints); it gets only the api_key the agent itself configures.
-				baseURL, key, callerEndpoint = mp.BaseURL, "", true
-			}
-			if mp.APIKey != "" {
-				key = mp.APIKey
-			}
-		}
+		ep := harness.ResolveEndpoint(cfg, opts.BaseURL, opts.APIKey)
+		model, baseURL, key, callerEndpoint := ep.Model, ep.BaseURL, ep.APIKey, ep.CallerChosen
 		if model == "" {
 			return nil, errors.New("anthropic_messages needs a model id (x_baton.model_provider.model or the agent's model)")
 		}
