@@ -284,7 +284,9 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		id := fmt.Sprintf("rt_local_%d_%d", os.Getpid(), i)
 		rtIDs = append(rtIDs, id)
 		env := os.Environ()
-		env = append(env, "BATON_ACTIVITY_ARN="+template.ActivityARN("BatonActivity"), "BATON_HARNESS_KIND=baton",
+		// Ctrl-C: in-flight tasks get 3 s to finish, then the runtime fails them, so their turns fail at once
+		// instead of after the heartbeat timeout (stopChild waits 10 s before SIGKILL).
+		env = append(env, "BATON_ACTIVITY_ARN="+template.ActivityARN("BatonActivity"), "BATON_HARNESS_KIND=baton", "BATON_SHUTDOWN_GRACE_SECONDS=3",
 			"BATON_RUNTIME_ID="+id)
 		env = append(env, cfg.RuntimeEnv...)
 		cmd, err := startChild(ctx, cfg.RuntimeBin, env)
@@ -419,14 +421,14 @@ func startChild(ctx context.Context, bin string, env []string) (*exec.Cmd, error
 	return cmd, nil
 }
 
-// stopChild sends SIGTERM to the child's process group, then SIGKILL after 5 s; exited closes when the child
+// stopChild sends SIGTERM to the child's process group, then SIGKILL after 10 s; exited closes when the child
 // has been waited for.
 func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
 	pgid := cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-exited:
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-exited
 	}

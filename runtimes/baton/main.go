@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/harness"
@@ -44,7 +45,8 @@ func main() {
 	anthropic.Register(providers, anthropic.OptionsFromEnv())
 	rt, err := runtime.New(deps.Engine, deps.SFN, runtime.Config{
 		ID: id, Kind: deps.Config.HarnessKind, ActivityARN: deps.Config.ActivityARN, Version: version, Providers: providers,
-		Capabilities: deps.Config.RuntimeCapabilities,
+		Capabilities:  deps.Config.RuntimeCapabilities,
+		ShutdownGrace: time.Duration(deps.Config.RuntimeShutdownGraceSeconds) * time.Second,
 	})
 	if err == nil {
 		err = rt.Run(ctx)

@@ -51,6 +51,8 @@ type Store interface {
 	GetIdempotency(ctx context.Context, key string) (Idempotency, error)
 	// UnstartedTurns lists turns written but whose execution was not confirmed started.
 	UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error)
+	// ActiveTurns lists started turns that are not terminal (and neither unstarted nor resuming).
+	ActiveTurns(ctx context.Context, limit int) ([]session.Turn, error)
 	// ResumingTurns lists waiting turns whose resume was claimed (marked by TurnWrite.Resuming).
 	ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error)
 
@@ -116,6 +118,9 @@ type Orchestrator interface {
 	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}); it returns an error
 	// wrapping ErrTaskClosed when the task no longer accepts its token.
 	Resume(ctx context.Context, taskToken string) error
+	// ExecutionEnded reports whether a turn's execution (named by its ARN or, when none was recorded, by the turn
+	// id) is no longer running, or does not exist.
+	ExecutionEnded(ctx context.Context, executionARN string) (bool, error)
 	// StopTurn stops a turn's execution, named by its ARN or, when none was recorded, by the turn id; stopping a
 	// finished one is not an error.
 	StopTurn(ctx context.Context, executionARN, cause string) error

@@ -216,8 +216,9 @@ func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 }
 
 // Reconcile repairs what a crash between two steps can leave behind (DESIGN "Execution names are turn ids"):
-// it starts every Turn that was written but whose execution was not confirmed started, and sends again the task
-// token of every waiting Turn whose resume was claimed but not confirmed, each at least minAge old. Starting is
+// it starts every Turn that was written but whose execution was not confirmed started, fails every started Turn
+// whose execution ended without settling it, and sends again the task token of every waiting Turn whose resume
+// was claimed but not confirmed, each at least minAge old. Starting is
 // idempotent (execution name = turn id) and Step Functions refuses a second success for a closed task, so nothing
 // runs twice. Returns how many turns it acted on.
 func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, error) {
@@ -234,6 +235,31 @@ func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, erro
 			continue
 		}
 		e.startTurn(ctx, t)
+		n++
+	}
+	active, err := e.store.ActiveTurns(ctx, 100)
+	if err != nil {
+		return n, err
+	}
+	for _, marked := range active {
+		// A started turn whose execution ended without settling it (Settle failed for good, the execution was
+		// stopped or lost) would keep its Session busy forever: settle it as failed.
+		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
+		if err != nil || t.Status.Terminal() || t.CreatedAt > cutoff.Unix() {
+			continue
+		}
+		ref := t.ExecutionARN
+		if ref == "" {
+			ref = t.ID
+		}
+		ended, err := e.orch.ExecutionEnded(ctx, ref)
+		if err != nil || !ended {
+			continue
+		}
+		if _, err := e.Settle(ctx, t.SessionID, t.ID, json.RawMessage(`{"Error":"Baton.ExecutionEnded","Cause":"the turn's execution ended without settling it"}`)); err != nil {
+			slog.ErrorContext(ctx, "reconcile ended execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
+			continue
+		}
 		n++
 	}
 	resuming, err := e.store.ResumingTurns(ctx, 100)

@@ -238,6 +238,8 @@ func (f *fakeStore) UnstartedTurns(context.Context, int) ([]session.Turn, error)
 
 func (f *fakeStore) ResumingTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
 
+func (f *fakeStore) ActiveTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
+
 func (f *fakeStore) MarkStarted(context.Context, string, string, string) error { return nil }
 
 func (f *fakeStore) Commit(_ context.Context, c engine.Commit) error {

@@ -28,6 +28,9 @@ type Config struct {
 	RuntimeID       string
 	AdminKey        string
 	Timeouts        engine.Timeouts
+	// RuntimeShutdownGraceSeconds (runtime) bounds how long in-flight tasks may finish after SIGTERM before they are
+	// failed (BATON_SHUTDOWN_GRACE_SECONDS; 0 = the runtime's default, 25 s, under ECS's 30 s stop timeout).
+	RuntimeShutdownGraceSeconds int
 	// RuntimeCapabilities (runtime) restricts what a runtime advertises: BATON_RUNTIME_CAPABILITIES, a
 	// comma-separated list of spec/agents-api-rules.md §5.3 names; nil (unset) = everything its harness supports.
 	// Meant for tests and rolling updates: a runtime never advertises what it does not serve.
@@ -45,13 +48,14 @@ const (
 // ConfigFromEnv reads Config from BATON_* variables, with local defaults for unset ones.
 func ConfigFromEnv() Config {
 	return Config{
-		Table:               env("BATON_TABLE", DefaultTable),
-		StateMachineARN:     env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
-		ActivityARN:         env("BATON_ACTIVITY_ARN", DefaultActivityARN),
-		HarnessKind:         env("BATON_HARNESS_KIND", "baton"),
-		RuntimeID:           os.Getenv("BATON_RUNTIME_ID"),
-		AdminKey:            env("BATON_ADMIN_KEY", DefaultAdminKey),
-		RuntimeCapabilities: envList("BATON_RUNTIME_CAPABILITIES"),
+		Table:                       env("BATON_TABLE", DefaultTable),
+		StateMachineARN:             env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
+		ActivityARN:                 env("BATON_ACTIVITY_ARN", DefaultActivityARN),
+		HarnessKind:                 env("BATON_HARNESS_KIND", "baton"),
+		RuntimeID:                   os.Getenv("BATON_RUNTIME_ID"),
+		AdminKey:                    env("BATON_ADMIN_KEY", DefaultAdminKey),
+		RuntimeCapabilities:         envList("BATON_RUNTIME_CAPABILITIES"),
+		RuntimeShutdownGraceSeconds: envInt("BATON_SHUTDOWN_GRACE_SECONDS", 0),
 		Timeouts: engine.Timeouts{
 			RunSeconds:       envInt("BATON_RUN_TIMEOUT_SECONDS", engine.DefaultTimeouts.RunSeconds),
 			HeartbeatSeconds: envInt("BATON_HEARTBEAT_SECONDS", engine.DefaultTimeouts.HeartbeatSeconds),

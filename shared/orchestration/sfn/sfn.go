@@ -87,6 +87,23 @@ func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
 	return nil
 }
 
+// ExecutionEnded implements engine.Orchestrator with DescribeExecution: any status but RUNNING, or
+// ExecutionDoesNotExist, is ended.
+func (o *Orchestrator) ExecutionEnded(ctx context.Context, executionARN string) (bool, error) {
+	if !strings.HasPrefix(executionARN, "arn:") {
+		executionARN = o.executionARN(executionARN)
+	}
+	out, err := o.api.DescribeExecution(ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(executionARN)})
+	if err != nil {
+		var missing *types.ExecutionDoesNotExist
+		if errors.As(err, &missing) {
+			return true, nil
+		}
+		return false, fmt.Errorf("describe %s: %w", executionARN, err)
+	}
+	return out.Status != types.ExecutionStatusRunning, nil
+}
+
 // StopTurn implements engine.Orchestrator; an execution that already ended is not an error. executionARN may also
 // be the turn id (the execution name) when the ARN was never recorded.
 func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string) error {

@@ -15,6 +15,7 @@ const (
 	skSnapshot   = "SNAPSHOT"
 	gsiUnstarted = "UNSTARTED"
 	gsiResuming  = "RESUMING"
+	gsiActive    = "ACTIVE"
 	gsiRuntimes  = "RUNTIMES"
 )
 
@@ -195,11 +196,14 @@ func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRe
 		return turnRecord{}, fmt.Errorf("encode turn %s: %w", t.ID, err)
 	}
 	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, ExecutionARN: t.ExecutionARN, Doc: string(doc)}
+	// One reconciler mark per turn: unstarted, resuming, or (any other non-terminal turn) active.
 	switch {
 	case unstarted:
 		r.GSI1PK, r.GSI1SK = gsiUnstarted, t.ID
 	case resuming:
 		r.GSI1PK, r.GSI1SK = gsiResuming, t.ID
+	case !t.Status.Terminal():
+		r.GSI1PK, r.GSI1SK = gsiActive, t.ID
 	}
 	return r, nil
 }

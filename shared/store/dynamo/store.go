@@ -536,6 +536,11 @@ func (s *Store) UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, 
 	return s.markedTurns(ctx, gsiUnstarted, limit)
 }
 
+// ActiveTurns implements engine.Store (GSI gsi1pk = ACTIVE): started turns that are not terminal.
+func (s *Store) ActiveTurns(ctx context.Context, limit int) ([]session.Turn, error) {
+	return s.markedTurns(ctx, gsiActive, limit)
+}
+
 // ResumingTurns implements engine.Store (GSI gsi1pk = RESUMING).
 func (s *Store) ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error) {
 	return s.markedTurns(ctx, gsiResuming, limit)
@@ -558,16 +563,33 @@ func (s *Store) markedTurns(ctx context.Context, mark string, limit int) ([]sess
 	return out, err
 }
 
-// MarkStarted implements engine.Store: records the execution ARN, clears the reconciler mark and bumps the
-// version so a concurrent stale write of the turn fails and re-reads.
+// MarkStarted implements engine.Store: records the execution ARN, moves an unstarted turn to the active mark
+// (a turn a runtime already rewrote keeps its own mark), and bumps the version so a concurrent stale write of the
+// turn fails and re-reads.
 func (s *Store) MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(sessionPK(sessionID), turnSK(turnID)),
-		UpdateExpression:    aws.String("SET execution_arn = :a, version = version + :one REMOVE gsi1pk, gsi1sk"),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":a":   &types.AttributeValueMemberS{Value: executionARN},
-			":one": &types.AttributeValueMemberN{Value: "1"},
-		}})
+	k := key(sessionPK(sessionID), turnSK(turnID))
+	values := map[string]types.AttributeValue{
+		":a":   &types.AttributeValueMemberS{Value: executionARN},
+		":one": &types.AttributeValueMemberN{Value: "1"},
+	}
+	withMark := map[string]types.AttributeValue{
+		":act": &types.AttributeValueMemberS{Value: gsiActive},
+		":uns": &types.AttributeValueMemberS{Value: gsiUnstarted},
+	}
+	for k2, v := range values {
+		withMark[k2] = v
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:          aws.String("SET execution_arn = :a, version = version + :one, gsi1pk = :act"),
+		ConditionExpression:       aws.String("gsi1pk = :uns"),
+		ExpressionAttributeValues: withMark})
+	if err = translate(err, "mark turn "+turnID+" started"); !errors.Is(err, engine.ErrConflict) {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:          aws.String("SET execution_arn = :a, version = version + :one"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: values})
 	return translate(err, "mark turn "+turnID+" started")
 }
 
