@@ -129,7 +129,7 @@ func TestAgentCreateSavesNormalizedDeclarations(t *testing.T) {
 			"location": map[string]any{"city": nil, "country": nil, "region": nil, "timezone": nil}},
 		{"type": "programmatic_tool_calling", "enabled": true},
 		{"type": "mcp", "server_label": "t", "transport": map[string]any{"type": "http", "server_url": "https://x/mcp", "headers": map[string]any{}},
-			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": nil},
+			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": map[string]any{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("saved tools mismatch (-want +got):\n%s", diff)

@@ -6,7 +6,8 @@ import "encoding/json"
 // §3.5): `server_label` and `transport` are required; transport is `{type:"http", server_url, headers}` or
 // `{type:"stdio", command, cwd, args, env_vars}`; a Session's inline declaration may also carry the secrets
 // `transport.authorization` (http) and `transport.env` (stdio). Saved form: connection_origin omitted or null →
-// "service", headers → {} when omitted, allowed_tools/credential_id/request_metadata null when omitted, required
+// "service", headers → {} when omitted, allowed_tools/credential_id null when omitted, request_metadata {} when omitted or null (the SDK's
+// PersistedAgentToolMcp.request_metadata is a required map), required
 // false. What executes (http only, URL rules, origins, labels) is Session admission's decision.
 func mcpTool(path string, o object, inline bool) (json.RawMessage, error) {
 	err := checkObject(path, o, []member{
@@ -42,7 +43,7 @@ func mcpTool(path string, o object, inline bool) (json.RawMessage, error) {
 		"allowed_tools":     rawOrNull(o.values["allowed_tools"]),
 		"required":          boolOr(o.values["required"], false),
 		"credential_id":     rawOrNull(o.values["credential_id"]),
-		"request_metadata":  rawOrNull(o.values["request_metadata"]),
+		"request_metadata":  orEmptyObject(o.values["request_metadata"]),
 	}), nil
 }
 
@@ -99,4 +100,12 @@ func checkStringMap(nullable bool) func(string, json.RawMessage) error {
 		}
 		return nil
 	}
+}
+
+// orEmptyObject returns v, or {} when v is absent or null.
+func orEmptyObject(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return json.RawMessage("{}")
+	}
+	return compact(v)
 }

@@ -166,7 +166,13 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			if active == nil || active.Status.Terminal() {
 				continue // nothing to cancel: a no-op
 			}
-			e.cancelTurn(&s, w, active)
+			var unfinished []session.Item
+			if active != newTurn {
+				if unfinished, err = e.unfinishedItems(ctx, s.ID, active.ID); err != nil {
+					return eff, err
+				}
+			}
+			e.cancelTurn(&s, w, active, unfinished)
 			changedTurns[active.ID] = true
 			sessionChanged = true
 			if active == newTurn {
@@ -226,9 +232,10 @@ func allAnswered(t session.Turn) bool {
 	return len(t.PendingCalls) > 0
 }
 
-// cancelTurn ends the active turn as cancelled: an interim session.in_progress, turn.cancelled, session.idle
-// (spec/agents-api-rules.md §2.6 "Cancel while waiting"); pending actions disappear.
-func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn) {
+// cancelTurn ends the active turn as cancelled: an interim session.in_progress, item.done (incomplete) for each of
+// its unfinished output items, turn.cancelled, session.idle (spec/agents-api-rules.md §2.6 "Cancel while
+// waiting", §2.4); pending actions disappear.
+func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn, unfinished []session.Item) {
 	now := e.now()
 	t.Status = session.TurnCancelled
 	t.CancelRequested = true
@@ -236,6 +243,7 @@ func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn) {
 	s.RequiredActions = nil
 	s.Status = session.StatusInProgress
 	w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = *s })
+	closeIncomplete(w, t.ID, unfinished)
 	e.accountUsage(s, t)
 	w.event(session.EventTurnCancelled, t.ID, func(m map[string]any) { m["turn"] = *t; m["usage"] = t.Usage })
 	s.Status = session.StatusIdle

@@ -191,13 +191,24 @@ func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
 	return id, err
 }
 
-// AppendText emits one output_text.delta of an open message.
+// AppendText emits one output_text.delta of an open message and stores the text so far in the (still
+// in_progress) item.
 func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
 	idx, ok := r.indexes[itemID]
 	if !ok {
 		return fmt.Errorf("append text: message %s is not open in this run", itemID)
 	}
+	var item session.Item
+	for _, it := range r.History {
+		if it.ID == itemID {
+			item = it
+		}
+	}
 	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		// The stored item keeps the text so far, so a cancelled or failed turn keeps its partial content.
+		partial := item
+		partial.Content = []session.ContentPart{{Type: "output_text", Text: r.texts[itemID] + delta}}
+		w.replace(partial)
 		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
 			m["item_id"] = itemID
 			m["output_index"] = idx

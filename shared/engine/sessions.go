@@ -74,6 +74,11 @@ func (e *Engine) ResolveConfig(ctx context.Context, projectID string, req NewSes
 		return agent.Snapshot{}, &Error{Status: 400, Code: CodeInvalidRequest, Param: "agent",
 			Message: fmt.Sprintf("The Session's agent configuration is too large: at most %d bytes when encoded (got %d).", MaxSnapshotBytes, len(b))}
 	}
+	if snap.AgentID == "" {
+		// An inline agent has no saved Agent, but the Session's agent and its Turns carry an agent id (required
+		// by the SDK's AgentSessionAgent.id and Turn.agent_id): the snapshot gets its own, stable for the Session.
+		snap.AgentID = e.newID("agent")
+	}
 	// A Session's snapshot never carries saved-Agent metadata (spec/agents-api-rules.md §2.2).
 	snap.Config.Metadata = nil
 	return snap, nil

@@ -97,9 +97,11 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	} else {
 		t.Status = session.TurnFailed
 		t.Error = &session.TurnError{Code: "internal_error", Message: session.FailedSessionError}
-		if err := e.markIncomplete(ctx, &s, &t, w); err != nil {
+		unfinished, err := e.unfinishedItems(ctx, s.ID, t.ID)
+		if err != nil {
 			return "", err
 		}
+		closeIncomplete(w, t.ID, unfinished)
 		if isActive {
 			e.accountUsage(&s, &t)
 		}
@@ -117,20 +119,32 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	return string(t.Status), nil
 }
 
-// markIncomplete marks a failing turn's unfinished output items incomplete, keeping their partial content
-// (spec/agents-api-rules.md §2.4).
-func (e *Engine) markIncomplete(ctx context.Context, s *session.Session, t *session.Turn, w *writer) error {
-	items, _, err := e.store.ListItems(ctx, s.ID, t.ID, Page{Limit: 1000, Order: "asc"})
+// unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream).
+func (e *Engine) unfinishedItems(ctx context.Context, sessionID, turnID string) ([]session.Item, error) {
+	items, _, err := e.store.ListItems(ctx, sessionID, turnID, Page{Limit: 1000, Order: "asc"})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []session.Item
 	for _, it := range items {
 		if it.Status == session.ItemInProgress {
-			it.Status = session.ItemIncomplete
-			w.replace(it)
+			out = append(out, it)
 		}
 	}
-	return nil
+	return out, nil
+}
+
+// closeIncomplete stores a cancelled or failed turn's unfinished items as incomplete, keeping their partial
+// content, and closes each output item on the stream with item.done (spec/agents-api-rules.md §2.4).
+func closeIncomplete(w *writer, turnID string, items []session.Item) {
+	for _, it := range items {
+		it.Status = session.ItemIncomplete
+		w.replace(it)
+		if it.OutputIndex != nil {
+			done, idx := it, *it.OutputIndex
+			w.event(session.EventItemDone, turnID, func(m map[string]any) { m["item"] = done; m["output_index"] = idx })
+		}
+	}
 }
 
 // RegisterRuntime records a runtime's registration or heartbeat (TTL'd by ExpiresAt).

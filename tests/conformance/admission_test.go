@@ -413,9 +413,9 @@ func TestSavedAgentsKeepEveryDeclaration(t *testing.T) {
 		{"type": "programmatic_tool_calling", "enabled": true},
 		{"type": "tool_search"},
 		{"type": "mcp", "server_label": "a", "transport": map[string]any{"type": "http", "server_url": "https://x.example/mcp", "headers": map[string]any{}},
-			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": nil},
+			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": map[string]any{}},
 		{"type": "mcp", "server_label": "a", "transport": map[string]any{"type": "http", "server_url": "https://x.example/mcp?q=1", "headers": map[string]any{"k": "v"}},
-			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": nil},
+			"connection_origin": "service", "allowed_tools": nil, "required": false, "credential_id": nil, "request_metadata": map[string]any{}},
 	}
 	if len(got.Tools) != len(want) {
 		t.Fatalf("saved tools %s", r.Body)

@@ -52,11 +52,12 @@ func TestSessionCreate(t *testing.T) {
 					t.Errorf("session metadata (-want +got):\n%s", diff)
 				}
 			}},
-		{"inline agent alone has a null agent id", map[string]any{"agent": map[string]any{"model": "scripted", "x_baton": scripted()}},
+		{"inline agent alone gets an agent id of its own (the SDK requires agent.id)", map[string]any{"agent": map[string]any{"model": "scripted", "x_baton": scripted()}},
 			func(t *testing.T, s map[string]any) {
 				ag := s["agent"].(map[string]any)
-				if ag["id"] != nil || ag["model"] != "scripted" {
-					t.Errorf("snapshot %v, want id null and model scripted", ag)
+				id, _ := ag["id"].(string)
+				if !strings.HasPrefix(id, "agent_") || ag["model"] != "scripted" {
+					t.Errorf("snapshot %v, want an agent_ id and model scripted", ag)
 				}
 			}},
 		{"inline tools replace the saved tools whole, omitted members inherit",

@@ -100,15 +100,26 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
 	smARN := "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
+	// Every function reads shared/setup's configuration, so every one gets the table and the turn timeouts
+	// (Globals); BATON_ADMIN_KEY only where /admin/v1 is routed (the AdminKey parameter has no default, so it
+	// resolves to "" locally); the state machine where turns are started.
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{"BATON_TABLE": "baton", "BATON_RUN_TIMEOUT_SECONDS": "3600", "BATON_HEARTBEAT_SECONDS": "60",
+			"BATON_AWAIT_TIMEOUT_SECONDS": "86400"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
 	tests := []struct {
 		function string
 		want     map[string]string
 	}{
-		{"ApiFunction", map[string]string{"BATON_TABLE": "baton", "BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": ""}},
-		{"StreamFunction", map[string]string{"BATON_TABLE": "baton", "BATON_STATE_MACHINE_ARN": smARN}},
-		{"ReconcileFunction", map[string]string{"BATON_TABLE": "baton", "BATON_STATE_MACHINE_ARN": smARN}},
-		{"ParkFunction", map[string]string{"BATON_TABLE": "baton"}},
-		{"SettleFunction", map[string]string{"BATON_TABLE": "baton"}},
+		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": ""})},
+		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
+		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
+		{"ParkFunction", with(nil)},
+		{"SettleFunction", with(nil)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.function, func(t *testing.T) {
@@ -245,11 +256,11 @@ func TestRuntimeTaskDefinition(t *testing.T) {
 		env[aws.ToString(kv.Name)] = aws.ToString(kv.Value)
 	}
 	want := map[string]string{
-		"BATON_TABLE":                     "baton",
-		"BATON_ACTIVITY_ARN":              "arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
-		"BATON_HARNESS_KIND":              "baton",
-		"BATON_MODEL_PROVIDER_SECRET_ARN": "",
-		"AWS_REGION":                      "us-east-1",
+		"BATON_TABLE":                  "baton",
+		"BATON_ACTIVITY_ARN":           "arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
+		"BATON_HARNESS_KIND":           "baton",
+		"BATON_SHUTDOWN_GRACE_SECONDS": "25",
+		"AWS_REGION":                   "us-east-1",
 	}
 	if diff := cmp.Diff(want, env); diff != "" {
 		t.Errorf("runtime container environment (-want +got):\n%s", diff)
