@@ -2,8 +2,8 @@ package launcher
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/baton-run/baton/local/stackproc"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,13 +26,9 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	if log == nil {
 		log = slog.Default()
 	}
-	b, err := os.ReadFile(baseStateFile)
+	st, err := stackproc.ReadState(baseStateFile)
 	if err != nil {
 		return fmt.Errorf("read stack description: %w", err)
-	}
-	var st Stack
-	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("decode stack description %s: %w", baseStateFile, err)
 	}
 	for k, v := range map[string]string{
 		"AWS_REGION": region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
@@ -63,14 +59,11 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	st.PID = os.Getpid()
 	st.RuntimePIDs = nil
 	if stateFile != "" {
-		out, _ := json.MarshalIndent(st, "", "  ")
-		if err := os.WriteFile(stateFile+".tmp", out, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(stateFile+".tmp", stateFile); err != nil {
+		if err := stackproc.WriteState(stateFile, st); err != nil {
 			return err
 		}
 	}
+
 	<-ctx.Done()
 	return nil
 }

@@ -2,9 +2,9 @@ package launcher
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/baton-run/baton/local/stackproc"
 	"log/slog"
 	"net"
 	"net/http"
@@ -71,20 +71,7 @@ type Config struct {
 }
 
 // Stack describes a running local stack (the StateFile content).
-type Stack struct {
-	APIURL          string `json:"api_url"`
-	BaseURL         string `json:"base_url"`
-	APIKey          string `json:"api_key"`
-	AdminKey        string `json:"admin_key"`
-	ProjectID       string `json:"project_id"`
-	LambdaURL       string `json:"lambda_url"`
-	SFNURL          string `json:"sfn_url"`
-	DynamoDBURL     string `json:"dynamodb_url"`
-	Table           string `json:"table"`
-	StateMachineARN string `json:"state_machine_arn"`
-	PID             int    `json:"pid"`
-	RuntimePIDs     []int  `json:"runtime_pids"`
-}
+type Stack = stackproc.Stack
 
 // Defaults of Config (DESIGN Decision 5).
 const (
@@ -214,7 +201,6 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if err != nil {
 		return fmt.Errorf("AWS configuration: %w", err)
 	}
-	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
 	deps := setup.New(setup.ConfigFromEnv(), awsCfg, admission.Execution{})
 
 	// Lambda invoke endpoint with the task functions in-process.
@@ -228,7 +214,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 
 	// Step Functions endpoint with the activities and the state machine of the template.
 	sfnOpts := localsfn.Options{Region: region, AccountID: accountID,
-		Invoker: localsfn.LambdaInvoker{Client: awslambda.NewFromConfig(awsCfg)}, Logger: log}
+		Invoker: localsfn.LambdaInvoker{Client: awslambda.NewFromConfig(deps.AWS)}, Logger: log}
 	if cfg.ActivityPollSeconds > 0 {
 		sfnOpts.ActivityPollTimeout = time.Duration(cfg.ActivityPollSeconds) * time.Second
 	}
@@ -309,15 +295,11 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
 		StateMachineARN: template.StateMachineARN(stateMachineLogicalID), PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
-		b, _ := json.MarshalIndent(st, "", "  ")
-		tmp := cfg.StateFile + ".tmp"
-		if err := os.WriteFile(tmp, b, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, cfg.StateFile); err != nil {
+		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
 			return err
 		}
 	}
+
 	if ready != nil {
 		ready(st)
 	}

@@ -2,7 +2,7 @@
 // stack of their own: the end-to-end tests (through tests/stack), `baton-demo` and the turn benchmark.
 //
 // It owns the process side only: a free-port command line, the child in its own process group, waiting for the
-// state file the launcher writes when it is ready (`-state-file`, JSON of launcher.Stack), and stopping it —
+// state file the launcher writes when it is ready (`-state-file`, JSON of Stack), and stopping it —
 // gracefully (SIGTERM to the group, which stops DynamoDB Local and the runtimes) or abruptly (SIGKILL to the
 // group and to every descendant's group, as a machine crash would). It also attaches an extra API-only process
 // (`baton-local -attach`) to a running stack.

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// Stack is the description baton-local writes to its -state-file when the stack is ready (the JSON of
-// local/launcher.Stack; repeated here so that callers link no server code). URLs have no trailing slash;
+// Stack is the description baton-local writes to its -state-file when the stack is ready (local/launcher uses
+// this type; it lives here so that clients of the state file link no server code). URLs have no trailing slash;
 // BaseURL is APIURL + "/v1", the base URL for the official SDKs.
 type Stack struct {
 	APIURL          string `json:"api_url"`
@@ -48,6 +48,20 @@ func ReadState(path string) (Stack, error) {
 		return Stack{}, fmt.Errorf("%s: no api_url", path)
 	}
 	return st, nil
+}
+
+// WriteState writes st to path atomically (a temporary file renamed over path), so a reader never sees a
+// partial description.
+func WriteState(path string, st Stack) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // Options configures one baton-local process. Zero values pick the defaults documented per field.

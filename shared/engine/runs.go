@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -274,6 +275,7 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error
 		return 0, errors.New("request calls: no calls")
 	}
 	round := r.Turn.Round + 1
+	calls = slices.Clone(calls) // absent arguments become {} below; the caller's slice stays as it was
 	stored := make([]session.Call, len(calls))
 	for i, pc := range calls {
 		args := pc.Arguments

@@ -64,11 +64,7 @@ func Names(m map[string]int64) []string {
 
 // Middleware is an aws-sdk-go-v2 API option that counts each request attempt's operation in Default as
 // "<ServiceID>.<Operation>". Add it with config.APIOptions = append(config.APIOptions, metrics.Middleware).
-// Adding it twice to one client counts each request once.
 func Middleware(stack *middleware.Stack) error {
-	if _, ok := stack.Initialize.Get("BatonRequestCounter"); ok {
-		return nil
-	}
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("BatonRequestCounter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			Default.Add(awsmiddleware.GetServiceID(ctx)+"."+awsmiddleware.GetOperationName(ctx), 1)

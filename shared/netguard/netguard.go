@@ -1,12 +1,12 @@
 package netguard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -36,17 +36,20 @@ func control(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// Transport returns an http.Transport like http.DefaultTransport whose dialer refuses guarded addresses. Use it
-// for every client whose URL a caller chose. Proxies from the environment are not used: the check applies to the
-// destination itself.
+// Transport returns the process's one guarded transport: http.DefaultTransport's settings with a dialer that
+// refuses guarded addresses, and no proxy from the environment (the check applies to the destination itself). Use
+// it for every client whose URL a caller chose; sharing it keeps connections pooled across turns.
 func Transport() *http.Transport {
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: control}
-	return &http.Transport{
-		DialContext:           func(ctx context.Context, network, addr string) (net.Conn, error) { return d.DialContext(ctx, network, addr) },
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
+	transportOnce.Do(func() {
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: control}
+		guarded = http.DefaultTransport.(*http.Transport).Clone()
+		guarded.DialContext = d.DialContext
+		guarded.Proxy = nil
+	})
+	return guarded
 }
+
+var (
+	transportOnce sync.Once
+	guarded       *http.Transport
+)

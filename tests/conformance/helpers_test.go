@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -391,74 +390,18 @@ func parkedTurn(t *testing.T, ctx context.Context, client openai.Client) (string
 }
 
 // recorder reads a Session's event stream through the SDK in the background and keeps every event.
-type recorder struct {
-	mu      sync.Mutex
-	events  []wireEvent
-	changed chan struct{}
-	done    bool
-	err     error
-}
+// recorder is the Session event stream of a test (stack.Recorder with this package's wireEvent).
+type recorder = stack.Recorder[wireEvent]
 
+// record opens the stream; when it returns, the subscription is live (the server flushed the headers).
 func record(t *testing.T, ctx context.Context, client openai.Client, sessionID string) *recorder {
 	t.Helper()
-	ctx, cancel := context.WithCancel(ctx)
-	stream := client.Beta.Agents.Sessions.Events.StreamStreaming(ctx, sessionID)
-	if err := stream.Err(); err != nil {
-		cancel()
-		t.Fatalf("open event stream: %v", describe(err))
-	}
-	r := &recorder{changed: make(chan struct{})}
-	t.Cleanup(func() { cancel(); _ = stream.Close() })
-	go func() {
-		for stream.Next() {
-			ev := stream.Current()
-			w := wireEvent{Type: ev.Type, EventID: ev.EventID}
-			_ = json.Unmarshal([]byte(ev.RawJSON()), &w)
-			w.raw = ev.RawJSON()
-			r.mu.Lock()
-			r.events = append(r.events, w)
-			close(r.changed)
-			r.changed = make(chan struct{})
-			r.mu.Unlock()
-		}
-		r.mu.Lock()
-		r.done, r.err = true, stream.Err()
-		close(r.changed)
-		r.mu.Unlock()
-	}()
-	return r
-}
-
-func (r *recorder) snapshot() []wireEvent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]wireEvent(nil), r.events...)
-}
-
-// waitFor waits for an event at index ≥ from that satisfies match and returns its index.
-func (r *recorder) waitFor(t *testing.T, from int, what string, match func(wireEvent) bool) int {
-	t.Helper()
-	deadline := time.NewTimer(waitTimeout)
-	defer deadline.Stop()
-	for {
-		r.mu.Lock()
-		for i := from; i < len(r.events); i++ {
-			if match(r.events[i]) {
-				r.mu.Unlock()
-				return i
-			}
-		}
-		done, err, changed := r.done, r.err, r.changed
-		r.mu.Unlock()
-		if done {
-			t.Fatalf("stream ended (err %v) before %s; received:\n%s", err, what, dump(r.snapshot()))
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("no %s within %s; received:\n%s", what, waitTimeout, dump(r.snapshot()))
-		}
-	}
+	return stack.Record(t, ctx, client, sessionID, waitTimeout, func(raw string) wireEvent {
+		var w wireEvent
+		_ = json.Unmarshal([]byte(raw), &w)
+		w.raw = raw
+		return w
+	})
 }
 
 func isType(typ string) func(wireEvent) bool {

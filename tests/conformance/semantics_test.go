@@ -51,8 +51,8 @@ func TestCancelStopsAParkedTurn(t *testing.T) {
 	}
 
 	postEvents(t, ctx, client, s.ID, cancelInput())
-	rec.waitFor(t, 0, "agent.session.turn.cancelled", isType("agent.session.turn.cancelled"))
-	rec.waitFor(t, 0, "agent.session.idle", isType("agent.session.idle"))
+	rec.WaitFor(t, 0, "agent.session.turn.cancelled", isType("agent.session.turn.cancelled"))
+	rec.WaitFor(t, 0, "agent.session.idle", isType("agent.session.idle"))
 
 	tr, err := client.Beta.Agents.Sessions.Turns.Get(ctx, s.ID, turnID)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestCancelStopsAParkedTurn(t *testing.T) {
 	if got := getSession(t, ctx, client, s.ID); got.Status != "idle" {
 		t.Errorf("session %s, want idle", got.Status)
 	}
-	if n := countEvents(rec.snapshot(), "agent.session.turn.in_progress"); n != 0 {
+	if n := countEvents(rec.Snapshot(), "agent.session.turn.in_progress"); n != 0 {
 		t.Errorf("%d turn.in_progress events after the cancel: the turn resumed", n)
 	}
 
@@ -194,8 +194,8 @@ func TestSessionStatusFollowsTurns(t *testing.T) {
 	}
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage("call the tool"))
-	ra := rec.waitFor(t, 0, "agent.session.requires_action", isType("agent.session.requires_action"))
-	ev := rec.snapshot()[ra]
+	ra := rec.WaitFor(t, 0, "agent.session.requires_action", isType("agent.session.requires_action"))
+	ev := rec.Snapshot()[ra]
 	if ev.Session == nil || ev.Session.Status != "requires_action" || len(ev.Session.RequiredActions) != 1 {
 		t.Fatalf("requires_action event session %+v", ev.Session)
 	}
@@ -213,12 +213,12 @@ func TestSessionStatusFollowsTurns(t *testing.T) {
 	}
 
 	postEvents(t, ctx, client, s.ID, toolResult(action.TurnID, action.CallID, "sunny"))
-	done := rec.waitFor(t, ra, "agent.session.turn.completed", isType("agent.session.turn.completed"))
-	rec.waitFor(t, done, "agent.session.idle", isType("agent.session.idle"))
+	done := rec.WaitFor(t, ra, "agent.session.turn.completed", isType("agent.session.turn.completed"))
+	rec.WaitFor(t, done, "agent.session.idle", isType("agent.session.idle"))
 
 	// The session-level events carry the status sequence.
 	var statuses []string
-	for _, e := range rec.snapshot() {
+	for _, e := range rec.Snapshot() {
 		if e.Session != nil && strings.HasPrefix(e.Type, "agent.session.") && !strings.HasPrefix(e.Type, "agent.session.turn.") {
 			statuses = append(statuses, e.Session.Status)
 			if e.Session.Status != "requires_action" && len(e.Session.RequiredActions) != 0 {

@@ -532,12 +532,12 @@ func TestEventBatches(t *testing.T) {
 		if r.Status != http.StatusAccepted || len(r.Body) != 0 {
 			t.Fatalf("64 events: %d %s, want 202 with an empty body", r.Status, r.Body)
 		}
-		rec.waitFor(t, 0, "agent.session.idle", isType("agent.session.idle"))
+		rec.WaitFor(t, 0, "agent.session.idle", isType("agent.session.idle"))
 		waitSession(t, ctx, client, s.ID, "idle", hasStatus("idle"))
 		// The stream carries each user message once, in order, with unique event ids.
 		ids := map[string]bool{}
 		var streamed []string
-		for _, e := range rec.snapshot() {
+		for _, e := range rec.Snapshot() {
 			if ids[e.EventID] {
 				t.Errorf("event id %s repeated", e.EventID)
 			}

@@ -194,15 +194,15 @@ func TestWireToolTurn(t *testing.T) {
 	checkSDK(t, "AgentSession (create)", "session", *s)
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage("call the tool"))
-	i := rec.waitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
-	ev := rec.snapshot()[i]
+	i := rec.WaitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
+	ev := rec.Snapshot()[i]
 	if len(ev.Session.RequiredActions) != 1 {
 		t.Fatalf("required actions %+v", ev.Session.RequiredActions)
 	}
 	act := ev.Session.RequiredActions[0]
 	postEvents(t, ctx, client, s.ID, toolResult(act.TurnID, act.CallID, `{"temp_c":21}`))
-	rec.waitFor(t, i, "idle", isType("agent.session.idle"))
-	for _, e := range rec.snapshot() {
+	rec.WaitFor(t, i, "idle", isType("agent.session.idle"))
+	for _, e := range rec.Snapshot() {
 		checkEvent(t, e.raw)
 	}
 
@@ -266,18 +266,18 @@ func TestWireFailedAndCancelled(t *testing.T) {
 	s := newSession(t, ctx, client, a.ID, "")
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage("please fail"))
-	rec.waitFor(t, 0, "session.failed", isType("agent.session.failed"))
-	for _, e := range rec.snapshot() {
+	rec.WaitFor(t, 0, "session.failed", isType("agent.session.failed"))
+	for _, e := range rec.Snapshot() {
 		checkEvent(t, e.raw)
 	}
 
 	s2 := newSession(t, ctx, client, a.ID, "")
 	rec2 := record(t, ctx, client, s2.ID)
 	postEvents(t, ctx, client, s2.ID, userMessage("call the tool"))
-	i := rec2.waitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
+	i := rec2.WaitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
 	postEvents(t, ctx, client, s2.ID, cancelInput())
-	rec2.waitFor(t, i, "idle", isType("agent.session.idle"))
-	for _, e := range rec2.snapshot() {
+	rec2.WaitFor(t, i, "idle", isType("agent.session.idle"))
+	for _, e := range rec2.Snapshot() {
 		checkEvent(t, e.raw)
 	}
 	items, err := client.Beta.Agents.Sessions.Items.List(ctx, s2.ID, openai.BetaAgentSessionItemListParams{})
@@ -387,9 +387,9 @@ func TestWireCancelMidMessage(t *testing.T) {
 	s := newSession(t, ctx, client, agentID, "")
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage("long please"))
-	rec.waitFor(t, 0, "first delta", isType("agent.session.turn.output_text.delta"))
+	rec.WaitFor(t, 0, "first delta", isType("agent.session.turn.output_text.delta"))
 	postEvents(t, ctx, client, s.ID, cancelInput())
-	rec.waitFor(t, 0, "turn.cancelled", isType("agent.session.turn.cancelled"))
+	rec.WaitFor(t, 0, "turn.cancelled", isType("agent.session.turn.cancelled"))
 	waitSession(t, ctx, client, s.ID, "idle", hasStatus("idle"))
 	time.Sleep(500 * time.Millisecond)
 	items, err := client.Beta.Agents.Sessions.Items.List(ctx, s.ID, openai.BetaAgentSessionItemListParams{})

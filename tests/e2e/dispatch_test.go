@@ -68,11 +68,11 @@ func TestDispatchNeedsALiveRuntimeThatAdvertisesEveryCapability(t *testing.T) {
 	if r.Status != http.StatusAccepted && r.Status != http.StatusOK {
 		t.Fatalf("POST events with %s live: %d %s", capable.ID, r.Status, r.Body)
 	}
-	i := rec.waitFor(t, 0, "turn.completed", isType("agent.session.turn.completed"))
+	i := rec.WaitFor(t, 0, "turn.completed", isType("agent.session.turn.completed"))
 	if got := getSession(t, ctx, client, s.ID).Status; got != "idle" {
 		t.Errorf("session status after the turn = %q, want idle", got)
 	}
-	if text := finalText(rec.snapshot()[:i+1]); text != "You said: hello" {
+	if text := finalText(rec.Snapshot()[:i+1]); text != "You said: hello" {
 		t.Errorf("final answer = %q, want %q", text, "You said: hello")
 	}
 	found := false

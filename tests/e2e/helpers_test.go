@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -228,82 +226,18 @@ func itemShape(it wireItem) string {
 	}
 }
 
-// recorder reads a Session's SSE stream (Sessions.Events.StreamStreaming) in the background and keeps every
-// event in arrival order.
-type recorder struct {
-	mu      sync.Mutex
-	events  []wireEvent
-	changed chan struct{} // closed and replaced on every append and at the end
-	done    bool
-	err     error
-	cancel  context.CancelFunc
-}
+// recorder is the Session event stream of a test (stack.Recorder with this package's wireEvent).
+type recorder = stack.Recorder[wireEvent]
 
 // record opens the stream; when it returns, the subscription is live (the server flushed the headers).
 func record(t *testing.T, ctx context.Context, client openai.Client, sessionID string) *recorder {
 	t.Helper()
-	ctx, cancel := context.WithCancel(ctx)
-	stream := client.Beta.Agents.Sessions.Events.StreamStreaming(ctx, sessionID)
-	if err := stream.Err(); err != nil {
-		cancel()
-		t.Fatalf("open event stream: %v", describe(err))
-	}
-	r := &recorder{changed: make(chan struct{}), cancel: cancel}
-	t.Cleanup(func() { cancel(); _ = stream.Close() })
-	go func() {
-		for stream.Next() {
-			ev := stream.Current()
-			var w wireEvent
-			if err := json.Unmarshal([]byte(ev.RawJSON()), &w); err != nil {
-				w = wireEvent{Type: ev.Type, EventID: ev.EventID}
-			}
-			w.raw = ev.RawJSON()
-			r.mu.Lock()
-			r.events = append(r.events, w)
-			close(r.changed)
-			r.changed = make(chan struct{})
-			r.mu.Unlock()
-		}
-		r.mu.Lock()
-		r.done, r.err = true, stream.Err()
-		close(r.changed)
-		r.changed = make(chan struct{})
-		r.mu.Unlock()
-	}()
-	return r
-}
-
-// snapshot returns the events received so far.
-func (r *recorder) snapshot() []wireEvent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
-
-// waitFor waits until an event at index ≥ from satisfies match and returns its index.
-func (r *recorder) waitFor(t *testing.T, from int, what string, match func(wireEvent) bool) int {
-	t.Helper()
-	deadline := time.NewTimer(eventTimeout)
-	defer deadline.Stop()
-	for {
-		r.mu.Lock()
-		for i := from; i < len(r.events); i++ {
-			if match(r.events[i]) {
-				r.mu.Unlock()
-				return i
-			}
-		}
-		done, err, changed := r.done, r.err, r.changed
-		r.mu.Unlock()
-		if done {
-			t.Fatalf("stream ended (err %v) before %s; received:\n%s", err, what, dump(r.snapshot()))
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("no %s within %s; received:\n%s", what, eventTimeout, dump(r.snapshot()))
-		}
-	}
+	return stack.Record(t, ctx, client, sessionID, eventTimeout, func(raw string) wireEvent {
+		var w wireEvent
+		_ = json.Unmarshal([]byte(raw), &w)
+		w.raw = raw
+		return w
+	})
 }
 
 func isType(typ string) func(wireEvent) bool {
@@ -433,8 +367,8 @@ func pendingTurn(t *testing.T, ctx context.Context, client openai.Client, text s
 	s := newIdleSession(t, ctx, client, a.ID)
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage(text))
-	i := rec.waitFor(t, 0, "agent.session.requires_action", isType("agent.session.requires_action"))
-	ev := rec.snapshot()[i]
+	i := rec.WaitFor(t, 0, "agent.session.requires_action", isType("agent.session.requires_action"))
+	ev := rec.Snapshot()[i]
 	if ev.Session == nil || len(ev.Session.RequiredActions) == 0 {
 		t.Fatalf("requires_action without required actions: %s", ev.raw)
 	}

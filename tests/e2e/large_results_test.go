@@ -11,21 +11,29 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// fetchTurn creates a scripted agent that makes n calls of "fetch" in one response and replies "done" after the
-// tools, opens a session with input and waits for requires_action. It returns the session id and the actions.
-func fetchTurn(t *testing.T, st *stack.Stack, n int) (string, []struct{ TurnID, CallID string }) {
+// pendingAction is one entry of a Session's required_actions.
+type pendingAction struct {
+	TurnID    string          `json:"turn_id"`
+	CallID    string          `json:"call_id"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// callsTurn creates a scripted agent whose function `name` is called n times in one response (arguments
+// {"n": 1..n}) and that replies with reply after the tools, opens a session with input that triggers it, and waits
+// for requires_action. It returns the session id and the required actions in call order.
+func callsTurn(t *testing.T, st *stack.Stack, name string, n int, reply string) (string, []pendingAction) {
 	t.Helper()
 	var calls []any
 	for i := 1; i <= n; i++ {
-		calls = append(calls, map[string]any{"name": "fetch", "arguments": map[string]any{"n": i}})
+		calls = append(calls, map[string]any{"name": name, "arguments": map[string]any{"n": i}})
 	}
 	agentBody := map[string]any{
 		"model": "scripted",
-		"tools": []any{map[string]any{"type": "function", "name": "fetch", "description": "Fetch a page",
+		"tools": []any{map[string]any{"type": "function", "name": name, "description": "A function of the test",
 			"parameters": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}}},
 		"x_baton": map[string]any{"script": map[string]any{"rules": []any{
-			map[string]any{"when": map[string]any{"user_contains": "fetch"}, "calls": calls},
-			map[string]any{"when": map[string]any{"after_tool": "*"}, "reply": "done"},
+			map[string]any{"when": map[string]any{"user_contains": "go"}, "calls": calls},
+			map[string]any{"when": map[string]any{"after_tool": "*"}, "reply": reply},
 		}}},
 	}
 	r := st.Do(t, "POST", "/v1/agents", agentBody, nil)
@@ -34,41 +42,33 @@ func fetchTurn(t *testing.T, st *stack.Stack, n int) (string, []struct{ TurnID, 
 	}
 	var ag struct{ ID string }
 	_ = json.Unmarshal(r.Body, &ag)
-	r = st.Do(t, "POST", "/v1/agents/sessions", map[string]any{"agent_id": ag.ID, "environment": map[string]any{"type": "none"}, "input": "fetch pages"}, nil)
+	r = st.Do(t, "POST", "/v1/agents/sessions", map[string]any{"agent_id": ag.ID, "environment": map[string]any{"type": "none"}, "input": "go"}, nil)
 	if r.Status != 201 {
 		t.Fatalf("create session: %d %s", r.Status, r.Body)
 	}
 	var sess struct{ ID string }
 	_ = json.Unmarshal(r.Body, &sess)
 	var s struct {
-		Status          string `json:"status"`
-		RequiredActions []struct {
-			TurnID string `json:"turn_id"`
-			CallID string `json:"call_id"`
-		} `json:"required_actions"`
+		Status          string          `json:"status"`
+		RequiredActions []pendingAction `json:"required_actions"`
 	}
 	deadline := time.Now().Add(testTimeout)
 	for {
 		r = st.Do(t, "GET", "/v1/agents/sessions/"+sess.ID, nil, nil)
 		_ = json.Unmarshal(r.Body, &s)
 		if s.Status == "requires_action" {
-			break
+			return sess.ID, s.RequiredActions
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no requires_action: %s", r.Body)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	out := make([]struct{ TurnID, CallID string }, len(s.RequiredActions))
-	for i, a := range s.RequiredActions {
-		out[i].TurnID, out[i].CallID = a.TurnID, a.CallID
-	}
-	return sess.ID, out
 }
 
 // answerAllAndSettle posts one result per action with the given output, then waits for the turn to end and
 // returns the POST status and the turn's final status.
-func answerAllAndSettle(t *testing.T, st *stack.Stack, sessionID string, actions []struct{ TurnID, CallID string }, output string) (int, string, string) {
+func answerAllAndSettle(t *testing.T, st *stack.Stack, sessionID string, actions []pendingAction, output string) (int, string, string) {
 	t.Helper()
 	var events []any
 	for _, a := range actions {
@@ -122,7 +122,7 @@ func TestLargeToolResultsAreAppliedOrRefusedUpFront(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sid, actions := fetchTurn(t, st, c.calls)
+			sid, actions := callsTurn(t, st, "fetch", c.calls, "done")
 			if len(actions) != c.calls {
 				t.Fatalf("%d required actions, want %d", len(actions), c.calls)
 			}

@@ -176,17 +176,17 @@ func newInlineSession(t *testing.T, st *stack.Stack, tools []any, text any, scri
 // (idle or failed). It returns the turn id, its terminal event type and the turn's events.
 func endedTurn(t *testing.T, ctx context.Context, client openai.Client, rec *recorder, sessionID, text string) (string, string, []wireEvent) {
 	t.Helper()
-	from := len(rec.snapshot())
+	from := len(rec.Snapshot())
 	postEvents(t, ctx, client, sessionID, userMessage(text))
-	at := rec.waitFor(t, from, "turn.created", isType("agent.session.turn.created"))
-	turnID := rec.snapshot()[at].TurnID
-	end := rec.waitFor(t, at, "the end of turn "+turnID, func(e wireEvent) bool {
+	at := rec.WaitFor(t, from, "turn.created", isType("agent.session.turn.created"))
+	turnID := rec.Snapshot()[at].TurnID
+	end := rec.WaitFor(t, at, "the end of turn "+turnID, func(e wireEvent) bool {
 		return e.TurnID == turnID && (e.Type == "agent.session.turn.completed" || e.Type == "agent.session.turn.failed")
 	})
-	last := rec.waitFor(t, end, "agent.session.idle or failed", func(e wireEvent) bool {
+	last := rec.WaitFor(t, end, "agent.session.idle or failed", func(e wireEvent) bool {
 		return e.Type == "agent.session.idle" || e.Type == "agent.session.failed"
 	})
-	events := rec.snapshot()
+	events := rec.Snapshot()
 	return turnID, events[end].Type, events[at : last+1]
 }
 

@@ -25,8 +25,8 @@ func TestThreeParallelCallsAnsweredOutOfOrderInTwoBatchesResumeOnce(t *testing.T
 	sid := newInlineSession(t, st, []any{fn}, nil, script, nil)
 	rec := record(t, ctx, client, sid)
 	postEvents(t, ctx, client, sid, userMessage("three cities"))
-	at := rec.waitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
-	ra := rec.snapshot()[at].Session.RequiredActions
+	at := rec.WaitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
+	ra := rec.Snapshot()[at].Session.RequiredActions
 	var cities []string
 	for _, a := range ra {
 		cities = append(cities, fmt.Sprint(a.Arguments["city"]))
@@ -48,9 +48,9 @@ func TestThreeParallelCallsAnsweredOutOfOrderInTwoBatchesResumeOnce(t *testing.T
 	}
 	// Batch 2: the second call completes the set.
 	postEvents(t, ctx, client, sid, toolResult(turnID, ra[1].CallID, "warm"))
-	done := rec.waitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", turnID))
-	rec.waitFor(t, done, "idle", isType("agent.session.idle"))
-	after := rec.snapshot()[at:]
+	done := rec.WaitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", turnID))
+	rec.WaitFor(t, done, "idle", isType("agent.session.idle"))
+	after := rec.Snapshot()[at:]
 	if n := count(after, isTurnEvent("agent.session.turn.in_progress", turnID)); n != 1 {
 		t.Errorf("turn.in_progress after requires_action = %d, want exactly 1 (one resume):\n%s", n, dump(after))
 	}

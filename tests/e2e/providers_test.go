@@ -273,10 +273,10 @@ func providerRoundTrip(t *testing.T, st *stack.Stack, fake *fakeModel, wire prov
 	s := newIdleSession(t, ctx, client, a.ID)
 	rec := record(t, ctx, client, s.ID)
 	postEvents(t, ctx, client, s.ID, userMessage("weather in Paris"))
-	at := rec.waitFor(t, 0, "agent.session.requires_action", func(e wireEvent) bool {
+	at := rec.WaitFor(t, 0, "agent.session.requires_action", func(e wireEvent) bool {
 		return e.Type == "agent.session.requires_action" || e.Type == "agent.session.turn.failed"
 	})
-	ev := rec.snapshot()[at]
+	ev := rec.Snapshot()[at]
 	if ev.Type != "agent.session.requires_action" || ev.Session == nil || len(ev.Session.RequiredActions) != 1 {
 		t.Fatalf("want one required action, got %s", ev.raw)
 	}
@@ -287,10 +287,10 @@ func providerRoundTrip(t *testing.T, st *stack.Stack, fake *fakeModel, wire prov
 		t.Fatalf("required action = %+v, want %s get_weather(Paris)", ra, wantID)
 	}
 	postEvents(t, ctx, client, s.ID, toolResult(ra.TurnID, ra.CallID, providerResult))
-	end := rec.waitFor(t, at, "the end of the turn", func(e wireEvent) bool {
+	end := rec.WaitFor(t, at, "the end of the turn", func(e wireEvent) bool {
 		return e.TurnID == ra.TurnID && (e.Type == "agent.session.turn.completed" || e.Type == "agent.session.turn.failed")
 	})
-	events := rec.snapshot()
+	events := rec.Snapshot()
 	if events[end].Type != "agent.session.turn.completed" {
 		t.Fatalf("turn ended with %s:\n%s", events[end].raw, dump(events))
 	}

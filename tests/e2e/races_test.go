@@ -93,7 +93,7 @@ func delta(before, after map[string]int64) map[string]int64 {
 func wantOneRun(t *testing.T, rec *recorder, turnID string) {
 	t.Helper()
 	time.Sleep(time.Second)
-	events := rec.snapshot()
+	events := rec.Snapshot()
 	if n := count(events, isTurnEvent("agent.session.turn.completed", turnID)); n != 1 {
 		t.Errorf("turn.completed events = %d, want 1", n)
 	}

@@ -95,10 +95,10 @@ func wantUnchanged(t *testing.T, ctx context.Context, client openai.Client, sess
 // completeTurn waits on rec for the turn's completion and the following idle and returns the final answer text.
 func completeTurn(t *testing.T, rec *recorder, from int, turnID string) string {
 	t.Helper()
-	i := rec.waitFor(t, from, "turn.completed of "+turnID, isTurnEvent("agent.session.turn.completed", turnID))
-	rec.waitFor(t, i, "agent.session.idle", isType("agent.session.idle"))
+	i := rec.WaitFor(t, from, "turn.completed of "+turnID, isTurnEvent("agent.session.turn.completed", turnID))
+	rec.WaitFor(t, i, "agent.session.idle", isType("agent.session.idle"))
 	text := ""
-	for _, e := range rec.snapshot()[from:] {
+	for _, e := range rec.Snapshot()[from:] {
 		if e.TurnID == turnID && e.Type == "agent.session.turn.item.done" && e.Item != nil && e.Item.Type == "message" && e.Item.Phase == "final_answer" {
 			text = e.Item.text()
 		}
@@ -124,7 +124,7 @@ func TestToolResults(t *testing.T) {
 		wantAccepted(t, "identical retry after the turn ended", postRaw(t, st, sid, resultEvent(turnID, actions[0].CallID, out)))
 		items := listItems(t, ctx, client, sid)
 		checkRoundTripItems(t, items, actions[0].CallID, out)
-		if n := count(rec.snapshot(), isTurnEvent("agent.session.turn.completed", turnID)); n != 1 {
+		if n := count(rec.Snapshot(), isTurnEvent("agent.session.turn.completed", turnID)); n != 1 {
 			t.Errorf("turn.completed events = %d, want 1", n)
 		}
 	})
@@ -165,10 +165,10 @@ func TestToolResults(t *testing.T) {
 		sid, rec, turn1, actions1 := pendingTurn(t, ctx, client, "weather in Paris")
 		wantAccepted(t, "result of turn 1", postRaw(t, st, sid, resultEvent(turn1, actions1[0].CallID, "sunny")))
 		completeTurn(t, rec, 0, turn1)
-		from := len(rec.snapshot())
+		from := len(rec.Snapshot())
 		postEvents(t, ctx, client, sid, userMessage("weather in Oslo"))
-		i := rec.waitFor(t, from, "requires_action of turn 2", isType("agent.session.requires_action"))
-		actions2 := rec.snapshot()[i].Session.RequiredActions
+		i := rec.WaitFor(t, from, "requires_action of turn 2", isType("agent.session.requires_action"))
+		actions2 := rec.Snapshot()[i].Session.RequiredActions
 		if len(actions2) != 1 || actions2[0].TurnID == turn1 {
 			t.Fatalf("turn 2 required actions = %+v", actions2)
 		}
@@ -224,8 +224,8 @@ func TestToolResults(t *testing.T) {
 			t.Errorf("after a partial answer the session is %s with %d required actions, want requires_action with 2", s.Status, len(s.RequiredActions))
 		}
 		wantAccepted(t, "cancel", postRaw(t, st, sid, map[string]any{"type": "agent.session.input.cancel"}))
-		i := rec.waitFor(t, 0, "turn.cancelled", isTurnEvent("agent.session.turn.cancelled", turnID))
-		rec.waitFor(t, i, "agent.session.idle after the cancel", isType("agent.session.idle"))
+		i := rec.WaitFor(t, 0, "turn.cancelled", isTurnEvent("agent.session.turn.cancelled", turnID))
+		rec.WaitFor(t, i, "agent.session.idle after the cancel", isType("agent.session.idle"))
 		wantConflict(t, "first result after the cancel", postRaw(t, st, sid, resultEvent(turnID, rome, "rain")))
 		wantAccepted(t, "identical retry of a result accepted before the cancel", postRaw(t, st, sid, resultEvent(turnID, paris, "sunny")))
 		wantConflict(t, "different result after the cancel", postRaw(t, st, sid, resultEvent(turnID, paris, "snow")))

@@ -23,9 +23,9 @@ func TestInlineFunctionRoundTripWithRawSDKCalls(t *testing.T) {
 	rec := record(t, ctx, client, s.ID) // subscribe before the input
 	postEvents(t, ctx, client, s.ID, userMessage("What's the weather in Paris?"))
 
-	fcAt := rec.waitFor(t, 0, "function_call item.added", isItemAdded("function_call"))
-	fc := rec.snapshot()[fcAt].Item
-	raAt := rec.waitFor(t, fcAt, "agent.session.requires_action after the function_call", isType("agent.session.requires_action"))
+	fcAt := rec.WaitFor(t, 0, "function_call item.added", isItemAdded("function_call"))
+	fc := rec.Snapshot()[fcAt].Item
+	raAt := rec.WaitFor(t, fcAt, "agent.session.requires_action after the function_call", isType("agent.session.requires_action"))
 
 	// The Session shows the required action (the stream's copy and a fresh read agree).
 	wantAction := []requiredAction{{Type: "function_call", TurnID: fc.TurnID, CallID: fc.CallID, Name: "get_weather",
@@ -37,7 +37,7 @@ func TestInlineFunctionRoundTripWithRawSDKCalls(t *testing.T) {
 	if diff := cmp.Diff(wantAction, got.RequiredActions); diff != "" {
 		t.Errorf("GET session required_actions (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantAction, rec.snapshot()[raAt].Session.RequiredActions); diff != "" {
+	if diff := cmp.Diff(wantAction, rec.Snapshot()[raAt].Session.RequiredActions); diff != "" {
 		t.Errorf("requires_action event required_actions (-want +got):\n%s", diff)
 	}
 	turn, err := client.Beta.Agents.Sessions.Turns.Get(ctx, s.ID, fc.TurnID)
@@ -50,14 +50,14 @@ func TestInlineFunctionRoundTripWithRawSDKCalls(t *testing.T) {
 
 	const output = `{"temp_c":21,"sky":"sunny"}`
 	postEvents(t, ctx, client, s.ID, toolResult(fc.TurnID, fc.CallID, output))
-	doneAt := rec.waitFor(t, raAt, "agent.session.turn.completed", isTurnEvent("agent.session.turn.completed", fc.TurnID))
-	rec.waitFor(t, doneAt, "agent.session.idle after the turn", isType("agent.session.idle"))
+	doneAt := rec.WaitFor(t, raAt, "agent.session.turn.completed", isTurnEvent("agent.session.turn.completed", fc.TurnID))
+	rec.WaitFor(t, doneAt, "agent.session.idle after the turn", isType("agent.session.idle"))
 
-	events := turnWindow(t, rec.snapshot(), fc.TurnID)
+	events := turnWindow(t, rec.Snapshot(), fc.TurnID)
 	if order := inlineRoundTripOrder(1); !order.MatchString(tokens(events)) {
 		t.Errorf("event order of the turn:\n  got  %s\n  want %s\nevents:\n%s", tokens(events), order, dump(events))
 	}
-	checkEventIDs(t, rec.snapshot())
+	checkEventIDs(t, rec.Snapshot())
 	checkOutputIndexes(t, events)
 
 	// The final answer embeds the submitted output.

@@ -41,16 +41,16 @@ func TestToolSearchDiscoversDeferredFunctions(t *testing.T) {
 
 	// tool_search finds get_weather in the harness (no item, no required action); the model then calls it, which
 	// is a required action of the caller.
-	from := len(rec.snapshot())
+	from := len(rec.Snapshot())
 	postEvents(t, ctx, client, sid, userMessage("weather in Oslo"))
-	at := rec.waitFor(t, from, "requires_action", isType("agent.session.requires_action"))
-	ra := rec.snapshot()[at].Session.RequiredActions
+	at := rec.WaitFor(t, from, "requires_action", isType("agent.session.requires_action"))
+	ra := rec.Snapshot()[at].Session.RequiredActions
 	if len(ra) != 1 || ra[0].Name != "get_weather" || ra[0].Arguments["city"] != "Oslo" {
 		t.Fatalf("required actions = %+v, want one get_weather call", ra)
 	}
 	postEvents(t, ctx, client, sid, toolResult(ra[0].TurnID, ra[0].CallID, "-3 C"))
-	done := rec.waitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", ra[0].TurnID))
-	if got := finalText(rec.snapshot()[at : done+1]); got != "Oslo: -3 C" {
+	done := rec.WaitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", ra[0].TurnID))
+	if got := finalText(rec.Snapshot()[at : done+1]); got != "Oslo: -3 C" {
 		t.Errorf("final answer = %q, want %q", got, "Oslo: -3 C")
 	}
 	for _, it := range listItems(t, ctx, client, sid) {

@@ -59,23 +59,23 @@ func TestWorkerLossFailsTheTurnWithoutReplay(t *testing.T) {
 
 	// Turn 1 parks on get_weather; the result is admitted; the doomed runtime starts the slow tool-stage step.
 	postEvents(t, ctx, client, s.ID, userMessage("weather in Paris"))
-	i := rec.waitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
-	action := rec.snapshot()[i].Session.RequiredActions[0]
+	i := rec.WaitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
+	action := rec.Snapshot()[i].Session.RequiredActions[0]
 	turnID := action.TurnID
 	postEvents(t, ctx, client, s.ID, toolResult(turnID, action.CallID, "Sunny, 24 °C"))
-	rec.waitFor(t, i, "function_call_output item", isItemAdded("function_call_output"))
-	rec.waitFor(t, i, "turn in_progress after the resume", isTurnEvent("agent.session.turn.in_progress", turnID))
+	rec.WaitFor(t, i, "function_call_output item", isItemAdded("function_call_output"))
+	rec.WaitFor(t, i, "turn in_progress after the resume", isTurnEvent("agent.session.turn.in_progress", turnID))
 
 	// A second runtime is live before the loss: if anything replayed the step, it would run it.
 	survivor := stack.StartRuntime(t, st, stack.RuntimeOptions{})
 	killedAt := time.Now()
 	doomed.Kill(t)
 
-	j := rec.waitFor(t, i, "turn.failed", isTurnEvent("agent.session.turn.failed", turnID))
+	j := rec.WaitFor(t, i, "turn.failed", isTurnEvent("agent.session.turn.failed", turnID))
 	if elapsed := time.Since(killedAt); elapsed > (workerLossHeartbeatSeconds+7)*time.Second {
 		t.Errorf("the turn failed %s after the runtime was killed; want within the %d s heartbeat timeout (+ slack)", elapsed, workerLossHeartbeatSeconds)
 	}
-	rec.waitFor(t, j, "session.failed", isType("agent.session.failed"))
+	rec.WaitFor(t, j, "session.failed", isType("agent.session.failed"))
 	if got := getSession(t, ctx, client, s.ID).Status; got != "failed" {
 		t.Errorf("session status = %q, want failed", got)
 	}
@@ -112,14 +112,14 @@ func TestWorkerLossFailsTheTurnWithoutReplay(t *testing.T) {
 	}
 
 	// New input starts a new turn that completes on the surviving runtime.
-	from := len(rec.snapshot())
+	from := len(rec.Snapshot())
 	postEvents(t, ctx, client, s.ID, userMessage("again"))
-	k := rec.waitFor(t, from, "turn.completed", isType("agent.session.turn.completed"))
-	newTurn := rec.snapshot()[k].TurnID
+	k := rec.WaitFor(t, from, "turn.completed", isType("agent.session.turn.completed"))
+	newTurn := rec.Snapshot()[k].TurnID
 	if newTurn == turnID {
 		t.Fatal("the new input completed the lost turn")
 	}
-	if text := finalText(rec.snapshot()[from : k+1]); text != "fresh answer" {
+	if text := finalText(rec.Snapshot()[from : k+1]); text != "fresh answer" {
 		t.Errorf("new turn's answer = %q, want %q", text, "fresh answer")
 	}
 	if got := activityWorkers(t, ctx, sfnClient, executionARN(t, ctx, sfnClient, st.StateMachineARN, newTurn)); !slices.Equal(got, []string{survivor.ID}) {

@@ -36,7 +36,7 @@ func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harn
 	base := c.Transport
 	if base == nil {
 		// server_url is the caller's choice: never let it reach the deployment's credential endpoints.
-		base = guarded
+		base = netguard.Transport()
 	}
 	rt := base
 	if server.BearerToken != "" {
@@ -138,6 +138,3 @@ func redact(err error, token string) error {
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), token, "[redacted]"))
 }
-
-// guarded is the shared default transport for MCP connections.
-var guarded = netguard.Transport()

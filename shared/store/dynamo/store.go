@@ -270,7 +270,7 @@ func (s *Store) GetSession(ctx context.Context, sessionID string) (session.Sessi
 }
 
 // ListSessions implements engine.Store; agentID "" lists all, otherwise only sessions of that saved agent.
-// Deleted sessions are skipped. Each session is read with its snapshot.
+// Deleted sessions are skipped. Sessions come from the (eventually consistent) index, their snapshots in batches.
 func (s *Store) ListSessions(ctx context.Context, projectID, agentID string, p engine.Page) ([]session.Session, bool, error) {
 	in := &dynamodb.QueryInput{TableName: &s.table, IndexName: aws.String(GSI1Name),
 		KeyConditionExpression: aws.String("gsi1pk = :g"),
@@ -308,21 +308,39 @@ func (s *Store) ListSessions(ctx context.Context, projectID, agentID string, p e
 			SortKey:          &types.AttributeValueMemberS{Value: skMeta},
 		}
 	}
-	var ids []string
+	var metas []sessionRecord
 	more, err := s.queryPage(ctx, in, p.Limit, func(item map[string]types.AttributeValue) error {
 		var r sessionRecord
 		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 			return err
 		}
-		ids = append(ids, r.ID)
+		metas = append(metas, r)
 		return nil
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	out := make([]session.Session, 0, len(ids))
-	for _, id := range ids {
-		ss, err := s.GetSession(ctx, id)
+	// The index projects the META items; the snapshots are read strongly consistent, as a session the index already
+	// shows may have been written a moment ago.
+	keys := make([]map[string]types.AttributeValue, len(metas))
+	for i, m := range metas {
+		keys[i] = key(m.PK, skSnapshot)
+	}
+	snaps := map[string]snapshotRecord{}
+	err = s.batchGetKeys(ctx, keys, func(item map[string]types.AttributeValue) error {
+		var r snapshotRecord
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+			return err
+		}
+		snaps[r.PK] = r
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("list sessions: snapshots: %w", err)
+	}
+	out := make([]session.Session, 0, len(metas))
+	for _, m := range metas {
+		ss, err := sessionFromItem(m, snaps[m.PK])
 		if err != nil {
 			return nil, false, err
 		}
@@ -464,7 +482,8 @@ func (s *Store) EventsAfter(ctx context.Context, sessionID string, after int64, 
 	return out, nil
 }
 
-// batchGet reads up to 100 keys of one session partition with the given sort-key builder.
+// batchGet reads the items of one session partition whose sort keys sk(id) builds, in strongly consistent
+// batches; missing items are skipped.
 func (s *Store) batchGet(ctx context.Context, sessionID string, ids []string, sk func(string) string, decode func(map[string]types.AttributeValue) error) error {
 	seen := map[string]bool{}
 	var keys []map[string]types.AttributeValue
@@ -474,6 +493,12 @@ func (s *Store) batchGet(ctx context.Context, sessionID string, ids []string, sk
 			keys = append(keys, key(sessionPK(sessionID), sk(id)))
 		}
 	}
+	return s.batchGetKeys(ctx, keys, decode)
+}
+
+// batchGetKeys reads distinct keys, strongly consistent, in BatchGetItem calls of at most 100, retrying unprocessed keys; missing items
+// are skipped.
+func (s *Store) batchGetKeys(ctx context.Context, keys []map[string]types.AttributeValue, decode func(map[string]types.AttributeValue) error) error {
 	for len(keys) > 0 {
 		n := min(len(keys), 100)
 		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys[:n], ConsistentRead: aws.Bool(true)}}
