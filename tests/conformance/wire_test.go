@@ -109,8 +109,8 @@ var documentedNullable = []string{
 	"item.error", "item.output", // function_call_output / mcp_call
 	"event.usage",        // terminal turn events: null when unknown
 	"event.output_index", // "when the item is agent output"
-	// Saved tool members documented as "or null" / "if any" / "if provided" (request_metadata is undocumented).
-	".allowed_tools", ".credential_id", ".request_metadata", ".allowed_domains", ".location",
+	// Saved tool members documented as "or null" / "if any" / "if provided".
+	".allowed_tools", ".credential_id", ".allowed_domains", ".location",
 }
 
 func nullAllowed(path string) bool {
