@@ -40,6 +40,26 @@ type Config struct {
 	// Session snapshot, never from a request, and never rendered (ResourceFields leaves it out); the harness sends
 	// it as `Authorization: Bearer <token>` on every request to that server.
 	MCPBearerTokens map[string]string `json:"mcp_bearer_tokens,omitempty"`
+	// Controls are execution controls that a front door's translation sets (the AgentCore Harness API's
+	// allowedTools, limits and default tools, docs/agentcore.md); nil = none, as on the Agents API, whose wire
+	// never sets them. Never rendered by ResourceFields.
+	Controls *Controls `json:"x_controls,omitempty"`
+}
+
+// Controls are front-door-neutral execution controls of a configuration.
+//
+// AllowedTools are tool-name patterns in the AgentCore `allowedTools` grammar (`*`, a plain name, a builtin glob,
+// `@builtin`, `@builtin/name`, `@server`, `@server/tool`, `@server/glob`, `@*/tool`); nil = every tool is offered,
+// a non-nil empty slice = none. The harness offers the model only matching tools and answers a call of any other
+// tool with an error tool result. BuiltinTools offers the harness-run default tools (`shell`, `file_operations`).
+// MaxIterations bounds the model calls of one turn, MaxTokens the output tokens of one model call and
+// TimeoutSeconds the wall time of one turn; 0 = the harness default.
+type Controls struct {
+	AllowedTools   []string `json:"allowed_tools,omitempty"`
+	BuiltinTools   bool     `json:"builtin_tools,omitempty"`
+	MaxIterations  int      `json:"max_iterations,omitempty"`
+	MaxTokens      int      `json:"max_tokens,omitempty"`
+	TimeoutSeconds int      `json:"timeout_seconds,omitempty"`
 }
 
 // Extension is the `x_baton` object: Baton's own settings on an Agent or a Session's inline agent
@@ -114,6 +134,10 @@ type MCPServer struct {
 	AllowedTools []string `json:"allowed_tools"`
 	Required     bool     `json:"required"`
 	CredentialID *string  `json:"credential_id"`
+	// Headers are sent on every HTTP request to the server (AgentCore `remote_mcp` headers; the Agents API rejects
+	// them at admission). A value may be a token-vault reference `${arn:…:token-vault/…/apikeycredentialprovider/
+	// <name>}` that the runtime resolves at invocation time; resolved values are never stored or logged.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // MCPServers returns the HTTP MCP declarations of the configuration, in declaration order. Declarations of other
