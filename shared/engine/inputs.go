@@ -15,6 +15,9 @@ import (
 // either every event is stored in one transaction or nothing is. Messages start a new root Turn (one per batch;
 // later messages of the batch join it); tool results answer pending calls; cancel cancels the active Turn.
 //
+// A message input's TurnConfig gives the new Turn its own configuration (Turn.Config), admitted like a Session's
+// (Admission.AdmitSession) before anything is written.
+//
 // Tool results follow the "Results" table of seeds/000: an identical retry is accepted (also after the Turn ended),
 // a different result for an answered call is 409 conflict_error, the first result after a cancel is 409, an unknown
 // call or a call of another Turn is 400 "Unknown pending tool call: <call_id>", and a foreign Session is
@@ -159,7 +162,12 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			if active != nil && !active.Status.Terminal() {
 				return eff, conflict(CodeConflictError, MessageSessionBusy)
 			}
-			newTurn = e.openTurn(&s, w, [][]session.ContentPart{in.Message})
+			if in.TurnConfig != nil && e.admission != nil {
+				if err := e.admission.AdmitSession(*in.TurnConfig); err != nil {
+					return eff, err
+				}
+			}
+			newTurn = e.openTurn(&s, w, [][]session.ContentPart{in.Message}, in.TurnConfig)
 			active = newTurn
 			sessionChanged = true
 		case session.InputCancel:

@@ -125,7 +125,7 @@ func (e *Engine) CreateSession(ctx context.Context, projectID string, req NewSes
 	w.event(session.EventSessionCreated, "", func(m map[string]any) { m["session"] = s })
 	var turn *session.Turn
 	if len(req.Input) > 0 {
-		turn = e.openTurn(&s, w, req.Input)
+		turn = e.openTurn(&s, w, req.Input, nil)
 		if err := e.checkDispatch(ctx, *turn); err != nil {
 			return session.Session{}, false, err
 		}
@@ -177,16 +177,22 @@ func (e *Engine) replaySessionCreate(ctx context.Context, projectID, key, hash s
 
 // openTurn adds a new queued root Turn with the given user messages to s: the turn.created, user item.added and
 // session.in_progress events, in the order of spec/agents-api-rules.md §2.6. It returns the new Turn.
-func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.ContentPart) *session.Turn {
+// cfg, when set, is the Turn's own configuration (Turn.Config); nil = the Session's snapshot.
+func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.ContentPart, cfg *agent.Config) *session.Turn {
 	now := e.now()
+	eff := s.Snapshot.Config
+	if cfg != nil {
+		eff = *cfg
+	}
 	t := &session.Turn{
 		ID:        e.newID("turn"),
 		SessionID: s.ID,
 		AgentID:   s.Snapshot.AgentID,
 		Status:    session.TurnQueued,
 		CreatedAt: now,
-		Harness:   s.Snapshot.Config.HarnessKind(),
-		Requires:  profile.Requires(s.Snapshot.Config),
+		Harness:   eff.HarnessKind(),
+		Requires:  profile.Requires(eff),
+		Config:    cfg,
 	}
 	w.event(session.EventTurnCreated, t.ID, func(m map[string]any) { m["turn"] = *t })
 	for _, parts := range input {

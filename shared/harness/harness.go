@@ -43,7 +43,8 @@ var _ Journal = (*engine.Run)(nil)
 type Job struct {
 	// TurnID is the turn being run.
 	TurnID string
-	// Config is the Session's frozen configuration (agent.Snapshot.Config).
+	// Config is the configuration the turn runs with: the Session's frozen configuration, or the Turn's own
+	// (session.Turn.EffectiveConfig).
 	Config agent.Config
 	// History is every item of the Session in seq order, including this turn's input and function results.
 	History []session.Item
@@ -58,7 +59,7 @@ type Job struct {
 
 // JobOf returns the Job of a begun engine run (without an MCP connector; the runtime sets Job.MCP).
 func JobOf(r *engine.Run) Job {
-	return Job{TurnID: r.Turn.ID, Config: r.Session.Snapshot.Config, History: r.History, Journal: r}
+	return Job{TurnID: r.Turn.ID, Config: r.Turn.EffectiveConfig(r.Session), History: r.History, Journal: r}
 }
 
 // MaxSteps bounds the model steps of one activity task (steps whose calls all run in the harness — MCP tools and

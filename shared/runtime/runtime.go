@@ -365,7 +365,7 @@ func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, erro
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("peek turn: %w", err)
 	}
-	model, modelErr := r.cfg.Providers.Model(sess.Snapshot.Config)
+	model, modelErr := r.cfg.Providers.Model(turn.EffectiveConfig(sess))
 	if !turn.Status.Terminal() && !turn.CancelRequested {
 		if errors.Is(modelErr, harness.ErrProtocolUnavailable) {
 			return harness.Outcome{}, modelErr

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/jsonwire"
 )
 
@@ -57,6 +59,10 @@ type Turn struct {
 	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
 	// Baton.RuntimeIncapable. Nil for turns written before the field existed: no requirement is checked.
 	Requires []string
+	// Config is the configuration this Turn runs with when it differs from the Session's snapshot: a front door's
+	// per-invocation configuration (the AgentCore Harness API's harness version and overrides, docs/agentcore.md
+	// "Sessions and turns"); nil = the snapshot. It is never rendered.
+	Config *agent.Config
 	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).
 	Version int64
 }
@@ -136,4 +142,13 @@ func canonical(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b
+}
+
+// EffectiveConfig returns the configuration the Turn runs with: its own Config when set, else the Session's
+// snapshot configuration.
+func (t Turn) EffectiveConfig(s Session) agent.Config {
+	if t.Config != nil {
+		return *t.Config
+	}
+	return s.Snapshot.Config
 }

@@ -169,6 +169,7 @@ type turnDoc struct {
 	CancelRequested bool               `json:"cancel_requested"`
 	ResumeClaimedAt int64              `json:"resume_claimed_at,omitempty"`
 	Requires        []string           `json:"requires,omitempty"`
+	Config          *agent.Config      `json:"config,omitempty"`
 }
 
 type turnRecord struct {
@@ -186,7 +187,7 @@ func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRe
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, Requires: t.Requires}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, Requires: t.Requires, Config: t.Config}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -217,7 +218,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Config: d.Config}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
