@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
 	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
@@ -51,9 +52,16 @@ func toAPIError(err error) *apiError {
 	var rej *handoff.Rejection
 	var te *translate.Error
 	var ee *engine.Error
+	var ve *agentcore.ValidationError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &ve):
+		fields := make([]fieldError, 0, len(ve.Fields))
+		for _, f := range ve.Fields {
+			fields = append(fields, fieldError(f))
+		}
+		return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: ve.Message, Reason: ve.Reason, FieldList: fields}
 	case errors.As(err, &rej):
 		if rej.Reason == handoff.ReasonBusy {
 			return &apiError{Status: http.StatusConflict, Type: typeConflict, Message: rej.Message}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
 	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
@@ -28,13 +29,9 @@ type Engine interface {
 	GetTurn(ctx context.Context, projectID, sessionID, turnID string) (session.Turn, error)
 	PostEvents(ctx context.Context, projectID, sessionID string, inputs []session.Input, idemKey, requestHash string) error
 	EventsAfter(ctx context.Context, sessionID string, after int64, limit int) ([]session.Event, error)
-}
-
-// Harnesses returns the saved configuration of the harness version an InvokeHarness call runs: the harness named
-// by its ARN in projectID, at the version its endpoint qualifier targets (DEFAULT = the latest). A missing or
-// foreign harness or endpoint, or one that cannot be invoked, is engine.ErrNotFound (wrapped).
-type Harnesses interface {
-	InvokedHarness(ctx context.Context, projectID, harnessARN, qualifier string) (translate.Config, error)
+	// HarnessForInvoke returns the harness version an invoke runs: by ARN in the project, at the version the
+	// endpoint qualifier targets (DEFAULT = the latest); engine.ErrNotFound for a missing or foreign one.
+	HarnessForInvoke(ctx context.Context, projectID, harnessARN, qualifier string) (engine.Harness, error)
 }
 
 // RuntimeSessions stores the runtimeSessionId → Session mapping; *dynamo.Store implements it. Create fails with
@@ -46,11 +43,10 @@ type RuntimeSessions interface {
 	ReleasePause(ctx context.Context, key, claim string) error
 }
 
-// Options configures the handler. Engine, Harnesses, Sessions and Project are required.
+// Options configures the handler. Engine, Sessions and Project are required.
 type Options struct {
-	Engine    Engine
-	Harnesses Harnesses
-	Sessions  RuntimeSessions
+	Engine   Engine
+	Sessions RuntimeSessions
 	// Project returns the authenticated project of a request (set by the AgentCore gate); "" answers
 	// AccessDeniedException.
 	Project func(*http.Request) string
@@ -158,15 +154,19 @@ func (h *Handler) admit(r *http.Request) (*invocation, error) {
 	if len(body) > MaxBodyBytes {
 		return nil, validation(&fieldError{Name: "body", Message: fmt.Sprintf("at most %d bytes", MaxBodyBytes)})
 	}
-	p, fe := parseBody(body)
-	if fe != nil {
-		return nil, validation(fe)
-	}
-	saved, err := h.o.Harnesses.InvokedHarness(ctx, project, harnessARN, qualifier)
+	p, err := parseBody(body)
 	if err != nil {
 		return nil, err
 	}
-	eff := translate.Merge(saved, p.override)
+	harness, err := h.o.Engine.HarnessForInvoke(ctx, project, harnessARN, qualifier)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := agentcore.DecodeConfig(harness.Config)
+	if err != nil {
+		return nil, fmt.Errorf("harness %s version %d: %w", harnessARN, harness.Version, err)
+	}
+	eff := p.overrides.Apply(saved)
 	cfg, err := translate.ToAgent(eff)
 	if err != nil {
 		return nil, err

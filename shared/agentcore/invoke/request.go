@@ -1,54 +1,36 @@
 package invoke
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"unicode/utf8"
 
+	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
-	"github.com/baton-run/baton/shared/agentcore/translate"
 )
 
 // Wire bounds of an InvokeHarness request (docs/agentcore.md "InvokeHarness: request").
 const (
-	MaxBodyBytes            = 1 << 20
-	MinRuntimeSessionID     = 33
-	MaxRuntimeSessionID     = 256
-	MaxMessages             = 64
-	MaxDescriptionChars     = 4096
-	MaxAllowedToolChars     = 64
-	DefaultQualifier        = "DEFAULT"
-	RuntimeSessionIDHeader  = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
-	maxSystemPromptBlocks   = 64
-	maxToolsPerRequest      = 128
-	maxAllowedToolsEntries  = 128
-	maxLimitValue           = 1 << 30
-	fieldMessages           = "messages"
-	fieldRuntimeSessionID   = "runtimeSessionId"
-	unsupportedMemberFormat = "%s is not supported by Baton"
+	MaxBodyBytes           = 1 << 20
+	MinRuntimeSessionID    = 33
+	MaxRuntimeSessionID    = 256
+	MaxMessages            = 64
+	DefaultQualifier       = "DEFAULT"
+	RuntimeSessionIDHeader = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
+	fieldMessages          = "messages"
+	fieldRuntimeSessionID  = "runtimeSessionId"
 )
 
 var (
 	harnessARNPattern = regexp.MustCompile(`^arn:([^:]+)?:bedrock-agentcore:[a-z0-9-]+:[0-9]{12}:harness/[a-zA-Z][a-zA-Z0-9_]{0,39}-[a-zA-Z0-9]{10}$`)
 	qualifierPattern  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`)
 	toolNamePattern   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	allowedPattern    = regexp.MustCompile(`^(\*|@?[^/]+(/[^/]+)?)$`)
 )
 
-// request is the InvokeHarness body (restJson1; unknown members are ignored).
+// request is the InvokeHarness body's `messages`; the override members are validated by
+// agentcore.ParseInvokeOverrides (unknown members are ignored).
 type request struct {
-	Messages       []wireMessage           `json:"messages"`
-	Model          *translate.Model        `json:"model"`
-	SystemPrompt   []translate.SystemBlock `json:"systemPrompt"`
-	Tools          *[]translate.Tool       `json:"tools"`
-	Skills         []json.RawMessage       `json:"skills"`
-	AllowedTools   *[]string               `json:"allowedTools"`
-	MaxIterations  *int                    `json:"maxIterations"`
-	MaxTokens      *int                    `json:"maxTokens"`
-	TimeoutSeconds *int                    `json:"timeoutSeconds"`
-	ActorID        *string                 `json:"actorId"`
+	Messages []wireMessage `json:"messages"`
 }
 
 type wireMessage struct {
@@ -82,44 +64,42 @@ type fieldError struct {
 	Message string `json:"message"`
 }
 
-// parsed is a validated request: the override configuration and the messages as the handoff sees them.
+// parsed is a validated request: the overrides and the messages as the handoff sees them.
 type parsed struct {
-	override translate.Config
-	messages []handoff.Message
+	overrides agentcore.InvokeOverrides
+	messages  []handoff.Message
 }
 
-// parseBody decodes and validates the body; every problem is a *fieldError naming the member.
-func parseBody(body []byte) (parsed, *fieldError) {
+// parseBody decodes and validates the body: messages here, the overrides by agentcore.ParseInvokeOverrides. A
+// problem of the messages is a *fieldError naming the member; of the overrides an *agentcore.ValidationError.
+func parseBody(body []byte) (parsed, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		return parsed{}, validation(&fieldError{Name: "body", Message: "the request body is not a JSON object"})
+	}
 	var req request
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&req); err != nil {
-		return parsed{}, &fieldError{Name: "body", Message: "the request body is not a valid InvokeHarness JSON object"}
-	}
-	if dec.More() {
-		return parsed{}, &fieldError{Name: "body", Message: "the request body has data after the JSON object"}
-	}
-	if len(req.Skills) > 0 {
-		return parsed{}, &fieldError{Name: "skills", Message: fmt.Sprintf(unsupportedMemberFormat, "skills")}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return parsed{}, validation(&fieldError{Name: fieldMessages, Message: "must be a list of {role, content} messages"})
 	}
 	if len(req.Messages) == 0 {
-		return parsed{}, &fieldError{Name: fieldMessages, Message: "at least one message is required"}
+		return parsed{}, validation(&fieldError{Name: fieldMessages, Message: "at least one message is required"})
 	}
 	if len(req.Messages) > MaxMessages {
-		return parsed{}, &fieldError{Name: fieldMessages, Message: fmt.Sprintf("at most %d messages", MaxMessages)}
+		return parsed{}, validation(&fieldError{Name: fieldMessages, Message: fmt.Sprintf("at most %d messages", MaxMessages)})
 	}
 	var out parsed
 	for i, m := range req.Messages {
 		hm, fe := parseMessage(fmt.Sprintf("messages[%d]", i), m)
 		if fe != nil {
-			return parsed{}, fe
+			return parsed{}, validation(fe)
 		}
 		out.messages = append(out.messages, hm)
 	}
-	if fe := checkOverrides(req); fe != nil {
-		return parsed{}, fe
+	o, err := agentcore.ParseInvokeOverrides(members)
+	if err != nil {
+		return parsed{}, err
 	}
-	out.override = translate.Config{Model: req.Model, SystemPrompt: req.SystemPrompt, Tools: req.Tools,
-		AllowedTools: req.AllowedTools, MaxIterations: req.MaxIterations, MaxTokens: req.MaxTokens, TimeoutSeconds: req.TimeoutSeconds}
+	out.overrides = o
 	return out, nil
 }
 
@@ -182,102 +162,4 @@ func parseMessage(path string, m wireMessage) (handoff.Message, *fieldError) {
 		}
 	}
 	return out, nil
-}
-
-func checkOverrides(req request) *fieldError {
-	if len(req.SystemPrompt) > maxSystemPromptBlocks {
-		return &fieldError{Name: "systemPrompt", Message: fmt.Sprintf("at most %d blocks", maxSystemPromptBlocks)}
-	}
-	for _, lim := range []struct {
-		name string
-		v    *int
-	}{{"maxIterations", req.MaxIterations}, {"maxTokens", req.MaxTokens}, {"timeoutSeconds", req.TimeoutSeconds}} {
-		if lim.v != nil && (*lim.v < 1 || *lim.v > maxLimitValue) {
-			return &fieldError{Name: lim.name, Message: "must be a positive integer"}
-		}
-	}
-	if req.AllowedTools != nil {
-		if len(*req.AllowedTools) > maxAllowedToolsEntries {
-			return &fieldError{Name: "allowedTools", Message: fmt.Sprintf("at most %d patterns", maxAllowedToolsEntries)}
-		}
-		for i, p := range *req.AllowedTools {
-			if n := utf8.RuneCountInString(p); n < 1 || n > MaxAllowedToolChars || !allowedPattern.MatchString(p) {
-				return &fieldError{Name: fmt.Sprintf("allowedTools[%d]", i), Message: "must be 1-64 characters matching (\\*|@?[^/]+(/[^/]+)?)"}
-			}
-		}
-	}
-	if req.Tools != nil {
-		if len(*req.Tools) > maxToolsPerRequest {
-			return &fieldError{Name: "tools", Message: fmt.Sprintf("at most %d tools", maxToolsPerRequest)}
-		}
-		names := map[string]bool{}
-		for i, t := range *req.Tools {
-			if fe := checkTool(fmt.Sprintf("tools[%d]", i), t); fe != nil {
-				return fe
-			}
-			if names[t.Name] {
-				return &fieldError{Name: fmt.Sprintf("tools[%d].name", i), Message: "tool names must be unique"}
-			}
-			names[t.Name] = true
-		}
-	}
-	return nil
-}
-
-// configKeys maps each tool type to its config member.
-var configKeys = map[string]string{
-	translate.ToolInlineFunction:  "inlineFunction",
-	translate.ToolRemoteMCP:       "remoteMcp",
-	translate.ToolGateway:         "agentCoreGateway",
-	translate.ToolBrowser:         "agentCoreBrowser",
-	translate.ToolCodeInterpreter: "agentCoreCodeInterpreter",
-}
-
-func checkTool(p string, t translate.Tool) *fieldError {
-	key, ok := configKeys[t.Type]
-	if !ok {
-		return &fieldError{Name: p + ".type", Message: "must be one of inline_function, remote_mcp, agentcore_gateway, agentcore_browser, agentcore_code_interpreter"}
-	}
-	if !toolNamePattern.MatchString(t.Name) {
-		return &fieldError{Name: p + ".name", Message: "required; must match [a-zA-Z0-9_-]{1,64}"}
-	}
-	c := t.Config
-	set := 0
-	if c != nil {
-		for _, present := range []bool{c.RemoteMCP != nil, c.Gateway != nil, c.Browser != nil, c.CodeInterpreter != nil, c.InlineFunction != nil} {
-			if present {
-				set++
-			}
-		}
-	}
-	if set > 1 {
-		return &fieldError{Name: p + ".config", Message: "exactly one configuration member"}
-	}
-	switch t.Type {
-	case translate.ToolInlineFunction:
-		if c == nil || c.InlineFunction == nil {
-			return &fieldError{Name: p + ".config." + key, Message: "required for type " + t.Type}
-		}
-		n := utf8.RuneCountInString(c.InlineFunction.Description)
-		if n < 1 || n > MaxDescriptionChars {
-			return &fieldError{Name: p + ".config.inlineFunction.description", Message: "1-4096 characters"}
-		}
-		var schema map[string]json.RawMessage
-		if json.Unmarshal(c.InlineFunction.InputSchema, &schema) != nil {
-			return &fieldError{Name: p + ".config.inlineFunction.inputSchema", Message: "must be a JSON Schema object"}
-		}
-	case translate.ToolRemoteMCP:
-		if c == nil || c.RemoteMCP == nil || c.RemoteMCP.URL == "" {
-			return &fieldError{Name: p + ".config.remoteMcp.url", Message: "required"}
-		}
-	case translate.ToolGateway:
-		if c == nil || c.Gateway == nil || c.Gateway.GatewayARN == "" {
-			return &fieldError{Name: p + ".config.agentCoreGateway.gatewayArn", Message: "required"}
-		}
-	default:
-		if c != nil && set == 1 && ((t.Type == translate.ToolBrowser && c.Browser == nil) || (t.Type == translate.ToolCodeInterpreter && c.CodeInterpreter == nil)) {
-			return &fieldError{Name: p + ".config", Message: "must be " + key + " for type " + t.Type}
-		}
-	}
-	return nil
 }
