@@ -13,6 +13,7 @@ import (
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
@@ -122,6 +123,11 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 		o.DisableValidateResponseChecksum = true
 	})
 	sf := awssfn.NewFromConfig(awsCfg)
+	if adm != nil {
+		// Configurations the AgentCore front door translated are admitted without its harness-run tool
+		// declarations (docs/agentcore.md "Tools").
+		adm = translate.Admission{Next: adm}
+	}
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true})
