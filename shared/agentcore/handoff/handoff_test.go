@@ -11,7 +11,9 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-func text(role string, texts ...string) handoff.Message { return handoff.Message{Role: role, Texts: texts} }
+func text(role string, texts ...string) handoff.Message {
+	return handoff.Message{Role: role, Texts: texts}
+}
 
 func results(ids ...string) handoff.Message {
 	m := handoff.Message{Role: "user"}

@@ -12,7 +12,6 @@ import (
 	"github.com/baton-run/baton/shared/agentcore/translate"
 )
 
-
 func decode(t *testing.T, s string) agentcore.HarnessConfig {
 	t.Helper()
 	h, err := agentcore.DecodeConfig([]byte(s))
