@@ -52,6 +52,10 @@ type Config struct {
 	ProjectID string
 	APIKey    string
 	AdminKey  string
+	// AccessKeyID and SecretAccessKey are the local project's AgentCore SigV4 pair (defaults DefaultAccessKeyID,
+	// DefaultSecretAccessKey), provisioned at every start so restarts keep working credentials.
+	AccessKeyID     string
+	SecretAccessKey string
 
 	// RuntimeBin is the baton runtime binary; Runtimes how many to start (0 = none).
 	RuntimeBin string
@@ -81,6 +85,9 @@ const (
 	DefaultDynamoDBPort = 8000
 	DefaultProjectID    = "proj_local"
 	DefaultAPIKey       = "baton-local-key"
+	// The stable local AgentCore access key pair (not secrets: local use only).
+	DefaultAccessKeyID     = "BATONLOCALACCESSKEY1"
+	DefaultSecretAccessKey = "baton-local-secret-access-key"
 )
 
 // localStreamPoll is how often a local event stream reads the log. DynamoDB Local costs nothing per read, so the
@@ -112,6 +119,9 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	}
 	if cfg.AdminKey == "" {
 		cfg.AdminKey = setup.DefaultAdminKey
+	}
+	if cfg.AccessKeyID == "" || cfg.SecretAccessKey == "" {
+		cfg.AccessKeyID, cfg.SecretAccessKey = DefaultAccessKeyID, DefaultSecretAccessKey
 	}
 	if cfg.Timeouts == (engine.Timeouts{}) {
 		cfg.Timeouts = engine.DefaultTimeouts
@@ -239,6 +249,9 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if err := deps.Engine.ProvisionKey(ctx, cfg.ProjectID, cfg.APIKey); err != nil {
 		return fmt.Errorf("provision the local API key: %w", err)
 	}
+	if _, _, err := deps.Engine.CreateAccessKey(ctx, cfg.ProjectID, cfg.AccessKeyID, cfg.SecretAccessKey); err != nil {
+		return fmt.Errorf("provision the local AgentCore access key: %w", err)
+	}
 	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll})
 	apiMux := http.NewServeMux()
 	apiMux.Handle("/", api)
@@ -291,7 +304,8 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		return err
 	}
 
-	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
+	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
+		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
 		StateMachineARN: template.StateMachineARN(stateMachineLogicalID), PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {

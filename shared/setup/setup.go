@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"strconv"
@@ -36,6 +37,14 @@ type Config struct {
 	// comma-separated list of spec/agents-api-rules.md §5.3 names; nil (unset) = everything its harness supports.
 	// Meant for tests and rolling updates: a runtime never advertises what it does not serve.
 	RuntimeCapabilities []string
+	// SealKey is the AES-256-GCM key that seals AgentCore access-key secrets and token-vault API keys at rest
+	// (BATON_SEAL_KEY: standard base64 of 32 bytes; docs/agentcore.md §6). On AWS it comes from a Secrets Manager
+	// secret through the function's environment; the local stack uses DefaultSealKey. nil when BATON_SEAL_KEY is
+	// malformed (Load fails then; the operations that need it fail with engine.ErrNoSealKey).
+	SealKey []byte
+	// AgentCore is the region and account AgentCore ARNs carry (BATON_AGENTCORE_REGION, default AWS_REGION or
+	// us-east-1; BATON_AGENTCORE_ACCOUNT_ID, default 000000000000).
+	AgentCore engine.AgentCoreIdentity
 }
 
 // Local defaults: the names the local stack uses (docs/internals.md "Local ARNs and names").
@@ -44,11 +53,27 @@ const (
 	DefaultStateMachineARN = "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
 	DefaultActivityARN     = "arn:aws:states:us-east-1:000000000000:activity:BatonActivity"
 	DefaultAdminKey        = "baton-local-admin"
+	// DefaultSealKey is the local stack's sealing key (base64 of the 32 bytes "baton-local-seal-key-not-secret!"):
+	// not a secret; a deployment sets BATON_SEAL_KEY.
+	DefaultSealKey = "YmF0b24tbG9jYWwtc2VhbC1rZXktbm90LXNlY3JldCE="
 )
+
+// sealKeyFromEnv decodes BATON_SEAL_KEY (default DefaultSealKey).
+func sealKeyFromEnv() ([]byte, error) {
+	k, err := base64.StdEncoding.DecodeString(env("BATON_SEAL_KEY", DefaultSealKey))
+	if err != nil || len(k) != engine.SealKeyBytes {
+		return nil, fmt.Errorf("BATON_SEAL_KEY must be the standard base64 of %d bytes", engine.SealKeyBytes)
+	}
+	return k, nil
+}
 
 // ConfigFromEnv reads Config from BATON_* variables, with local defaults for unset ones.
 func ConfigFromEnv() Config {
+	sealKey, _ := sealKeyFromEnv()
 	return Config{
+		SealKey: sealKey,
+		AgentCore: engine.AgentCoreIdentity{Region: env("BATON_AGENTCORE_REGION", env("AWS_REGION", "us-east-1")),
+			AccountID: env("BATON_AGENTCORE_ACCOUNT_ID", "000000000000")},
 		Table:                       env("BATON_TABLE", DefaultTable),
 		StateMachineARN:             env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
 		ActivityARN:                 env("BATON_ACTIVITY_ARN", DefaultActivityARN),
@@ -108,6 +133,9 @@ func Load(ctx context.Context) (*Deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
+	if _, err := sealKeyFromEnv(); err != nil {
+		return nil, err
+	}
 	return New(ConfigFromEnv(), awsCfg, admission.Execution{}), nil
 }
 
@@ -130,6 +158,7 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	}
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
-	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true})
+	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
+		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }
