@@ -23,7 +23,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("api: %v", err)
 	}
-	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY")})
+	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY"), RuntimeSessions: deps.Store})
 	lambda.Start(httpadapter.New(stagePath(h)).ProxyWithContext)
 }
 

@@ -20,6 +20,6 @@ func main() {
 	if err != nil {
 		log.Fatalf("stream: %v", err)
 	}
-	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY")})
+	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY"), RuntimeSessions: deps.Store})
 	lambda.Start(lambdahttp.Streaming(h))
 }

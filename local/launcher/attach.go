@@ -49,7 +49,7 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 		return fmt.Errorf("listen for the API: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: st.AdminKey, PollInterval: localStreamPoll}))
+	mux.Handle("/", httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: st.AdminKey, PollInterval: localStreamPoll, RuntimeSessions: deps.Store}))
 	mux.Handle("GET /_baton/metrics", metrics.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go serve(log, "api", srv, ln)

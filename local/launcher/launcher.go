@@ -252,7 +252,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if _, _, err := deps.Engine.CreateAccessKey(ctx, cfg.ProjectID, cfg.AccessKeyID, cfg.SecretAccessKey); err != nil {
 		return fmt.Errorf("provision the local AgentCore access key: %w", err)
 	}
-	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll})
+	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll, RuntimeSessions: deps.Store})
 	apiMux := http.NewServeMux()
 	apiMux.Handle("/", api)
 	apiMux.Handle("GET /_baton/metrics", metrics.Handler())

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-run/baton/shared/agentcore/invoke"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
@@ -45,6 +46,10 @@ type Options struct {
 	// MaxBodyBytes bounds JSON bodies; MaxSessionCreateBytes bounds POST /v1/agents/sessions.
 	MaxBodyBytes          int64
 	MaxSessionCreateBytes int64
+	// RuntimeSessions stores the AgentCore runtimeSessionId → Session mapping InvokeHarness needs
+	// (docs/agentcore.md "Sessions and turns"; *dynamo.Store implements it); nil = InvokeHarness answers
+	// UnknownOperationException.
+	RuntimeSessions invoke.RuntimeSessions
 }
 
 func (o Options) withDefaults() Options {
@@ -78,6 +83,8 @@ type api struct {
 	// agentcore serves /harnesses… and /identities…, behind the SigV4 gate (agentcore.go).
 	agentcore *http.ServeMux
 	verifier  *sigv4auth.Verifier
+	// invoke serves InvokeHarness; nil without Options.RuntimeSessions.
+	invoke http.Handler
 }
 
 // New returns the Agents API and admin API handler on eng.
@@ -90,6 +97,10 @@ func New(eng *engine.Engine, opts Options) http.Handler {
 	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux(), agentcore: http.NewServeMux()}
 	a.log = a.opts.Logger
 	a.verifier = &sigv4auth.Verifier{Service: AgentCoreSigningName, Lookup: a.lookupAccessKey}
+	if opts.RuntimeSessions != nil {
+		a.invoke = invoke.New(invoke.Options{Engine: eng, Sessions: opts.RuntimeSessions, Project: project,
+			Logger: a.log, PollInterval: a.opts.PollInterval, MaxStreamDuration: a.opts.MaxStreamDuration})
+	}
 	a.routes()
 	return a
 }
