@@ -1,0 +1,6 @@
+// Package agentcore drives InvokeHarness end to end on the local stack with the official
+// github.com/aws/aws-sdk-go-v2/service/bedrockagentcore client (harnesses are created with the official
+// bedrockagentcorecontrol client), on the scripted model: the event-stream frames, the inline-function handoff and
+// its invalid follow-ups, overrides, a busy session, and concurrent identical follow-ups (docs/agentcore.md
+// "InvokeHarness").
+package agentcore

@@ -1,0 +1,348 @@
+package agentcore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
+	dpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/document"
+	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
+	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
+	cpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/document"
+	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
+
+	"github.com/baton-run/baton/tests/stack"
+)
+
+func TestMain(m *testing.M) { stack.Main(m) }
+
+const testTimeout = 2 * time.Minute
+
+// script is the scripted model of every harness here (docs/scripted-model.md).
+func script() map[string]any {
+	return map[string]any{
+		"rules": []any{
+			map[string]any{"when": map[string]any{"user_contains": "two cities"},
+				"calls": []any{
+					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}},
+					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Rome"}},
+				}},
+			map[string]any{"when": map[string]any{"user_contains": "weather"}, "commentary": "Let me check.",
+				"calls": []any{map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}}}},
+			map[string]any{"when": map[string]any{"user_contains": "slowly"}, "delay_ms": 8000, "reply": "Done slowly."},
+			map[string]any{"when": map[string]any{"after_tool": "get_weather"},
+				"reply": "Weather:{{range .Tools}} {{.Output}};{{end}}"},
+		},
+		"default_reply": "You said: {{.UserText}}",
+		"chunk_size":    4,
+	}
+}
+
+// weatherTool is the seed's get_weather inline function.
+func weatherTool() cptypes.HarnessTool {
+	return cptypes.HarnessTool{Type: cptypes.HarnessToolTypeInlineFunction, Name: aws.String("get_weather"),
+		Config: &cptypes.HarnessToolConfigurationMemberInlineFunction{Value: cptypes.HarnessInlineFunctionConfig{
+			Description: aws.String("Get the current weather for a city."),
+			InputSchema: cpdoc.NewLazyDocument(map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []any{"city"}}),
+		}}}
+}
+
+// overrideWeatherTool is the same tool as an InvokeHarness override.
+func overrideWeatherTool() dptypes.HarnessTool {
+	return dptypes.HarnessTool{Type: dptypes.HarnessToolTypeInlineFunction, Name: aws.String("get_weather"),
+		Config: &dptypes.HarnessToolConfigurationMemberInlineFunction{Value: dptypes.HarnessInlineFunctionConfig{
+			Description: aws.String("Get the current weather for a city."),
+			InputSchema: dpdoc.NewLazyDocument(map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}),
+		}}}
+}
+
+// fixture is one test's own project with a harness on the scripted model, and both official clients.
+type fixture struct {
+	st      *stack.Stack
+	project string
+	ctx     context.Context
+	control *cp.Client
+	data    *dp.Client
+	arn     string
+}
+
+// newFixture creates a project, its access key and a harness whose saved tools are tools.
+func newFixture(t *testing.T, name string, tools ...cptypes.HarnessTool) *fixture {
+	t.Helper()
+	st := stack.Shared(t)
+	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
+	id, secret := st.NewAccessKey(t, project)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
+		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
+			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
+	if tools == nil {
+		tools = []cptypes.HarnessTool{}
+	}
+	out, err := f.control.CreateHarness(ctx, &cp.CreateHarnessInput{
+		HarnessName:      aws.String("h_" + name),
+		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
+		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
+			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script()})}},
+		Tools: tools,
+	})
+	if err != nil {
+		t.Fatalf("CreateHarness: %v", err)
+	}
+	f.arn = aws.ToString(out.Harness.Arn)
+	return f
+}
+
+// newSessionID returns a fresh runtimeSessionId (33+ characters).
+func newSessionID(t *testing.T) string {
+	return fmt.Sprintf("sess-%s-%032x", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano())
+}
+
+// frame is one decoded stream event: its union member name and payload (JSON of the SDK's value).
+type frame struct {
+	Type  string
+	Value any
+}
+
+// invoke calls InvokeHarness and reads the whole stream: the frames, and the stream's error (an HTTP error or
+// an in-stream exception).
+func (f *fixture) invoke(t *testing.T, sessionID string, in *dp.InvokeHarnessInput) ([]frame, error) {
+	t.Helper()
+	in.HarnessArn = aws.String(f.arn)
+	in.RuntimeSessionId = aws.String(sessionID)
+	out, err := f.data.InvokeHarness(f.ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	stream := out.GetStream()
+	defer stream.Close()
+	var frames []frame
+	for ev := range stream.Events() {
+		switch v := ev.(type) {
+		case *dptypes.InvokeHarnessStreamOutputMemberMessageStart:
+			frames = append(frames, frame{"messageStart", v.Value})
+		case *dptypes.InvokeHarnessStreamOutputMemberContentBlockStart:
+			frames = append(frames, frame{"contentBlockStart", v.Value})
+		case *dptypes.InvokeHarnessStreamOutputMemberContentBlockDelta:
+			frames = append(frames, frame{"contentBlockDelta", v.Value})
+		case *dptypes.InvokeHarnessStreamOutputMemberContentBlockStop:
+			frames = append(frames, frame{"contentBlockStop", v.Value})
+		case *dptypes.InvokeHarnessStreamOutputMemberMessageStop:
+			frames = append(frames, frame{"messageStop", v.Value})
+		case *dptypes.InvokeHarnessStreamOutputMemberMetadata:
+			frames = append(frames, frame{"metadata", v.Value})
+		default:
+			frames = append(frames, frame{fmt.Sprintf("%T", ev), ev})
+		}
+	}
+	return frames, stream.Err()
+}
+
+// userText is a user message with one text block.
+func userText(s string) dptypes.HarnessMessage {
+	return dptypes.HarnessMessage{Role: dptypes.HarnessConversationRoleUser, Content: []dptypes.HarnessContentBlock{&dptypes.HarnessContentBlockMemberText{Value: s}}}
+}
+
+// toolResults is a user message with one success toolResult per (id, text) pair.
+func toolResults(pairs ...string) dptypes.HarnessMessage {
+	m := dptypes.HarnessMessage{Role: dptypes.HarnessConversationRoleUser}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m.Content = append(m.Content, &dptypes.HarnessContentBlockMemberToolResult{Value: dptypes.HarnessToolResultBlock{
+			ToolUseId: aws.String(pairs[i]), Status: dptypes.HarnessToolUseStatusSuccess,
+			Content: []dptypes.HarnessToolResultContentBlock{&dptypes.HarnessToolResultContentBlockMemberText{Value: pairs[i+1]}}}})
+	}
+	return m
+}
+
+// shape renders the frames as one token each: messageStart:<role>, text, toolUse:<name>, input, toolResult:<id>,
+// result, stop:<index>, messageStop:<reason>, metadata.
+func shape(frames []frame) string {
+	var out []string
+	for _, f := range frames {
+		switch v := f.Value.(type) {
+		case dptypes.HarnessMessageStartEvent:
+			out = append(out, "messageStart:"+string(v.Role))
+		case dptypes.HarnessContentBlockStartEvent:
+			switch s := v.Start.(type) {
+			case *dptypes.HarnessContentBlockStartMemberToolUse:
+				out = append(out, "toolUse:"+aws.ToString(s.Value.Name))
+			case *dptypes.HarnessContentBlockStartMemberToolResult:
+				out = append(out, "toolResult")
+			default:
+				out = append(out, fmt.Sprintf("start?%T", s))
+			}
+		case dptypes.HarnessContentBlockDeltaEvent:
+			switch v.Delta.(type) {
+			case *dptypes.HarnessContentBlockDeltaMemberText:
+				if n := len(out); n > 0 && out[n-1] == "text" {
+					continue // consecutive text deltas read as one
+				}
+				out = append(out, "text")
+			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
+				out = append(out, "input")
+			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
+				out = append(out, "result")
+			default:
+				out = append(out, fmt.Sprintf("delta?%T", v.Delta))
+			}
+		case dptypes.HarnessContentBlockStopEvent:
+			out = append(out, fmt.Sprintf("stop:%d", aws.ToInt32(v.ContentBlockIndex)))
+		case dptypes.HarnessMessageStopEvent:
+			out = append(out, "messageStop:"+string(v.StopReason))
+		case dptypes.HarnessMetadataEvent:
+			out = append(out, "metadata")
+		default:
+			out = append(out, f.Type)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// texts returns the concatenated text deltas of the frames.
+func texts(frames []frame) string {
+	var b strings.Builder
+	for _, f := range frames {
+		if d, ok := f.Value.(dptypes.HarnessContentBlockDeltaEvent); ok {
+			if tx, ok := d.Delta.(*dptypes.HarnessContentBlockDeltaMemberText); ok {
+				b.WriteString(tx.Value)
+			}
+		}
+	}
+	return b.String()
+}
+
+// toolUse is one handed-over call: its id, name, and its input assembled from the fragments of its block.
+type toolUse struct {
+	ID, Name, Input string
+}
+
+// toolUses collects the toolUse blocks the way the seed's client does: by block index.
+func toolUses(frames []frame) []toolUse {
+	var out []toolUse
+	open := map[int32]int{}
+	for _, f := range frames {
+		switch v := f.Value.(type) {
+		case dptypes.HarnessMessageStartEvent:
+			open = map[int32]int{}
+		case dptypes.HarnessContentBlockStartEvent:
+			if s, ok := v.Start.(*dptypes.HarnessContentBlockStartMemberToolUse); ok {
+				open[aws.ToInt32(v.ContentBlockIndex)] = len(out)
+				out = append(out, toolUse{ID: aws.ToString(s.Value.ToolUseId), Name: aws.ToString(s.Value.Name)})
+			}
+		case dptypes.HarnessContentBlockDeltaEvent:
+			if d, ok := v.Delta.(*dptypes.HarnessContentBlockDeltaMemberToolUse); ok {
+				if i, ok := open[aws.ToInt32(v.ContentBlockIndex)]; ok {
+					out[i].Input += aws.ToString(d.Value.Input)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lastStop is the stop reason of the last messageStop.
+func lastStop(frames []frame) string {
+	reason := ""
+	for _, f := range frames {
+		if v, ok := f.Value.(dptypes.HarnessMessageStopEvent); ok {
+			reason = string(v.StopReason)
+		}
+	}
+	return reason
+}
+
+// wantValidation requires a ValidationException whose message contains part.
+func wantValidation(t *testing.T, what string, err error, part string) {
+	t.Helper()
+	var ve *dptypes.ValidationException
+	if !errors.As(err, &ve) {
+		t.Fatalf("%s: error %v (%T); want a ValidationException", what, err, err)
+	}
+	if !strings.Contains(aws.ToString(ve.Message), part) {
+		t.Fatalf("%s: ValidationException %q; want it to contain %q", what, aws.ToString(ve.Message), part)
+	}
+}
+
+// agentsKey returns a bearer key of the fixture's project for reading its Sessions through the Agents API.
+func (f *fixture) agentsKey(t *testing.T) *stack.Stack {
+	t.Helper()
+	return f.st.WithKey(f.st.NewProjectKey(t, f.project))
+}
+
+// onlySession returns the id of the project's only Session (read through the Agents API).
+func onlySession(t *testing.T, api *stack.Stack) string {
+	t.Helper()
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions", nil, nil)
+	var body struct {
+		Data []struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &body) != nil || len(body.Data) != 1 {
+		t.Fatalf("GET /v1/agents/sessions: %d %s; want exactly one session", r.Status, r.Body)
+	}
+	return body.Data[0].ID
+}
+
+// sessionItems lists a Session's items through the Agents API.
+func sessionItems(t *testing.T, api *stack.Stack, sessionID string) []map[string]any {
+	t.Helper()
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions/"+sessionID+"/items?limit=100", nil, nil)
+	var body struct {
+		Data []map[string]any `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &body) != nil {
+		t.Fatalf("GET items: %d %s", r.Status, r.Body)
+	}
+	return body.Data
+}
+
+// waitFor polls cond until it holds or the test's time runs out.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sessionOf returns the project's only Session id, if it exists yet.
+func sessionOf(t *testing.T, api *stack.Stack) (string, bool) {
+	t.Helper()
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions", nil, nil)
+	var body struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &body) != nil || len(body.Data) != 1 {
+		return "", false
+	}
+	return body.Data[0].ID, true
+}
+
+// sessionStatus reads a Session's status through the Agents API.
+func sessionStatus(t *testing.T, api *stack.Stack, id string) string {
+	t.Helper()
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions/"+id, nil, nil)
+	var body struct {
+		Status string `json:"status"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &body) != nil {
+		t.Fatalf("GET session %s: %d %s", id, r.Status, r.Body)
+	}
+	return body.Status
+}
