@@ -162,4 +162,3 @@ func TestABusySessionIsAConflict(t *testing.T) {
 		t.Fatalf("after the busy turn: %v %q", err, texts(frames))
 	}
 }
-
