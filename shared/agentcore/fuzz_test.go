@@ -8,11 +8,12 @@ import (
 	"github.com/baton-run/baton/shared/agentcore"
 )
 
-// FuzzRequestGate feeds arbitrary bodies to the AgentCore request gate (create, update, endpoint and credential
+// FuzzRequestGate (seeds are kept small: minimising a large interesting input costs minutes) feeds arbitrary bodies to the AgentCore request gate (create, update, endpoint and credential
 // provider parsing): it must never panic, must fail only with *ValidationError, and an accepted create must
 // store a configuration that decodes back.
 func FuzzRequestGate(f *testing.F) {
-	f.Add([]byte(`{"harnessName":"h","executionRoleArn":"arn:aws:iam::123456789012:role/r","tools":` + seedTools + `}`))
+	f.Add([]byte(`{"harnessName":"h","executionRoleArn":"arn:aws:iam::123456789012:role/r","tools":[{"type":"inline_function","name":"f","config":{"inlineFunction":{"description":"d","inputSchema":{"type":"object"}}}},{"type":"agentcore_browser"}]}`))
+	f.Add([]byte(`{"tools":[{"type":"remote_mcp","name":"m","config":{"remoteMcp":{"url":"https://x/mcp","headers":{"k":"${arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/n}"}}}}]}`))
 	f.Add([]byte(`{"harnessName":"h","executionRoleArn":"arn:aws:iam::123456789012:role/r","model":{"openAiModelConfig":{"modelId":"m","apiKeyArn":"arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/k"}},"allowedTools":["@git/*"],"truncation":{"strategy":"summarization","config":{"summarization":{"summaryRatio":0.5}}}}`))
 	f.Add([]byte(`{"memory":{"optionalValue":{"disabled":{}}},"environment":{"agentCoreRuntimeEnvironment":{"lifecycleConfiguration":{"maxLifetime":600}}}}`))
 	f.Add([]byte(`{"endpointName":"prod","targetVersion":"2"}`))
