@@ -64,6 +64,9 @@ func TestCredentialProviders(t *testing.T) {
 		t.Fatalf("the same name in another project: %v", err)
 	}
 
+	if strings.Contains(p.st.LogTail(1<<20), key) {
+		t.Fatal("the API key appears in the stack's log")
+	}
 	if _, err := c.DeleteApiKeyCredentialProvider(ctx, &bac.DeleteApiKeyCredentialProviderInput{Name: aws.String("my-exa-key")}); err != nil {
 		t.Fatalf("DeleteApiKeyCredentialProvider: %v", err)
 	}
