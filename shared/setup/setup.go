@@ -40,7 +40,8 @@ type Config struct {
 	// SealKey is the AES-256-GCM key that seals AgentCore access-key secrets and token-vault API keys at rest
 	// (BATON_SEAL_KEY: standard base64 of 32 bytes; docs/agentcore.md §6). On AWS it comes from a Secrets Manager
 	// secret through the function's environment; the local stack uses DefaultSealKey. nil when BATON_SEAL_KEY is
-	// malformed (Load fails then; the operations that need it fail with engine.ErrNoSealKey).
+	// malformed (Load fails then) or unset inside AWS Lambda or ECS: the operations that need it then fail with
+	// engine.ErrNoSealKey, never seal with the well-known local key.
 	SealKey []byte
 	// AgentCore is the region and account AgentCore ARNs carry (BATON_AGENTCORE_REGION, default AWS_REGION or
 	// us-east-1; BATON_AGENTCORE_ACCOUNT_ID, default 000000000000).
@@ -58,9 +59,18 @@ const (
 	DefaultSealKey = "YmF0b24tbG9jYWwtc2VhbC1rZXktbm90LXNlY3JldCE="
 )
 
-// sealKeyFromEnv decodes BATON_SEAL_KEY (default DefaultSealKey).
+// sealKeyFromEnv decodes BATON_SEAL_KEY. Unset, it is DefaultSealKey on the local stack and nil (no sealing: the
+// AgentCore access-key and token-vault operations fail) inside AWS Lambda or ECS, so a deployment never seals with
+// the well-known local key.
 func sealKeyFromEnv() ([]byte, error) {
-	k, err := base64.StdEncoding.DecodeString(env("BATON_SEAL_KEY", DefaultSealKey))
+	v := os.Getenv("BATON_SEAL_KEY")
+	if v == "" {
+		if os.Getenv("AWS_LAMBDA_FUNCTION_NAME") != "" || os.Getenv("ECS_CONTAINER_METADATA_URI_V4") != "" {
+			return nil, nil
+		}
+		v = DefaultSealKey
+	}
+	k, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(k) != engine.SealKeyBytes {
 		return nil, fmt.Errorf("BATON_SEAL_KEY must be the standard base64 of %d bytes", engine.SealKeyBytes)
 	}

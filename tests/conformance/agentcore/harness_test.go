@@ -3,6 +3,7 @@ package agentcore_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	bac "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-run/baton/tests/stack"
 )
 
 // TestHarnessLifecycle drives every harness and endpoint operation through the official client: create with the
@@ -168,6 +171,11 @@ func TestHarnessLifecycle(t *testing.T) {
 	asError[*types.ResourceNotFoundException](t, "ListHarnessVersions after delete", err)
 	_, err = c.GetHarnessEndpoint(ctx, &bac.GetHarnessEndpointInput{HarnessId: id, EndpointName: aws.String("current")})
 	asError[*types.ResourceNotFoundException](t, "GetHarnessEndpoint after the harness is deleted", err)
+	for k := range stack.Snapshot(t, p.st) {
+		if strings.HasPrefix(k, "HARNESS#"+p.id+"#"+aws.ToString(id)+" ") || strings.HasPrefix(k, "HARNESSES#"+p.id+" ") || strings.HasPrefix(k, "HARNESSNAME#"+p.id+"#") {
+			t.Errorf("item %s outlived the deleted harness", k)
+		}
+	}
 	// The name is free again.
 	again := p.createHarness(t, "weather", "again", nil)
 	if aws.ToString(again.HarnessId) == aws.ToString(id) {

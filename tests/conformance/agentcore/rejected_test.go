@@ -75,7 +75,9 @@ func TestRejectedRequestsLeaveTheTableUnchanged(t *testing.T) {
 				Config: &types.HarnessToolConfigurationMemberInlineFunction{Value: types.HarnessInlineFunctionConfig{Description: aws.String("d"),
 					InputSchema: schema(map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": 7}}})}}}}
 		}), "tools[0].config.inlineFunction.inputSchema"},
-		{"an MCP URL that is not http", create(func(in *bac.CreateHarnessInput) { in.Tools = []types.HarnessTool{mcpTool("git", "ftp://example.com/mcp", nil)} }), "tools[0].config.remoteMcp.url"},
+		{"an MCP URL that is not http", create(func(in *bac.CreateHarnessInput) {
+			in.Tools = []types.HarnessTool{mcpTool("git", "ftp://example.com/mcp", nil)}
+		}), "tools[0].config.remoteMcp.url"},
 		{"a vault reference that is not a credential provider ARN", create(func(in *bac.CreateHarnessInput) {
 			in.Tools = []types.HarnessTool{mcpTool("git", "https://example.com/mcp", map[string]string{"x-api-key": "${arn:aws:iam::123456789012:role/r}"})}
 		}), "tools[0].config.remoteMcp.headers.x-api-key"},
