@@ -2,9 +2,8 @@ package agentcore
 
 import "encoding/json"
 
-// InvokeOverrides are the per-invocation overrides of an InvokeHarness body (docs/agentcore.md "InvokeHarness:
-// configuration"): each set member replaces the harness version's member for that call only and changes nothing
-// saved. Model nil, SystemPrompt/Tools/AllowedTools with their *Set flag false, and nil limits mean absent; `tools`
+// InvokeOverrides are the per-invocation overrides of an InvokeHarness body (docs/agentcore.md §3.2): each set
+// member replaces the harness version's member for that call only and changes nothing saved. Model nil, SystemPrompt/Tools/AllowedTools with their *Set flag false, and nil limits mean absent; `tools`
 // replaces the harness tools whole (an empty list = no tools).
 type InvokeOverrides struct {
 	Model           *ModelConfig

@@ -2,7 +2,7 @@ package httpapi
 
 import "net/http"
 
-// invokeHarness: POST /harnesses/invoke (the data plane, docs/agentcore.md "InvokeHarness"), mounted behind the
+// invokeHarness: POST /harnesses/invoke (the data plane, docs/agentcore.md §3), mounted behind the
 // SigV4 gate (project(r) is the caller's project) and served by package agentcore/invoke. Without
 // Options.RuntimeSessions the operation answers UnknownOperationException and writes nothing.
 func (a *api) invokeHarness(w http.ResponseWriter, r *http.Request) {

@@ -47,7 +47,7 @@ type Options struct {
 	MaxBodyBytes          int64
 	MaxSessionCreateBytes int64
 	// RuntimeSessions stores the AgentCore runtimeSessionId → Session mapping InvokeHarness needs
-	// (docs/agentcore.md "Sessions and turns"; *dynamo.Store implements it); nil = InvokeHarness answers
+	// (docs/agentcore.md §3.4; *dynamo.Store implements it); nil = InvokeHarness answers
 	// UnknownOperationException.
 	RuntimeSessions invoke.RuntimeSessions
 }

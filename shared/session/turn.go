@@ -61,7 +61,7 @@ type Turn struct {
 	Requires []string
 	// Config is the configuration this Turn runs with when it differs from the Session's snapshot: a front door's
 	// per-invocation configuration (the AgentCore Harness API's harness version and overrides, docs/agentcore.md
-	// "Sessions and turns"); nil = the snapshot. It is never rendered.
+	// §3.4); nil = the snapshot. It is never rendered.
 	Config *agent.Config
 	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).
 	Version int64

@@ -163,7 +163,7 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	sf := awssfn.NewFromConfig(awsCfg)
 	if adm != nil {
 		// Configurations the AgentCore front door translated are admitted without its harness-run tool
-		// declarations (docs/agentcore.md "Tools").
+		// declarations (docs/agentcore.md §3.8).
 		adm = translate.Admission{Next: adm}
 	}
 	store := dynamo.New(db, cfg.Table)

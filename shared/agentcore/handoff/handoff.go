@@ -10,7 +10,7 @@ import (
 )
 
 // RuntimeSession maps one runtimeSessionId of one harness and qualifier, in one project, to the Baton Session that
-// holds its history (docs/agentcore.md "Sessions and turns"). Key is Key(…) of those four; it is created once, by a
+// holds its history (docs/agentcore.md §3.4). Key is Key(…) of those four; it is created once, by a
 // conditional write, by the first InvokeHarness that names the runtimeSessionId. LastClaim is the pause round whose
 // follow-up was admitted last (ClaimOf), so exactly one of several identical follow-ups resumes a pause.
 type RuntimeSession struct {
@@ -50,7 +50,7 @@ type Result struct {
 	Content   []json.RawMessage
 }
 
-// Reason classifies a Rejection; each has a pinned wire message (docs/agentcore.md "Errors").
+// Reason classifies a Rejection; each has a pinned wire message (docs/agentcore.md §3.6).
 type Reason string
 
 // Rejection reasons.
@@ -93,7 +93,7 @@ type Decision struct {
 	Results []session.ToolResult
 }
 
-// Decide admits one InvokeHarness request against the Session's state (docs/agentcore.md "Inline functions"):
+// Decide admits one InvokeHarness request against the Session's state (docs/agentcore.md §3.6):
 //   - toolResults while no Turn waits: ReasonNoPause (stale or replayed), also while a Turn runs.
 //   - no active Turn (active nil or terminal): the request must carry user text (else ReasonNoInput); assistant
 //     messages are ignored. → Decision.Text (texts joined by a blank line).

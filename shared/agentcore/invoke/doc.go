@@ -1,5 +1,5 @@
 // Package invoke serves the AgentCore data plane, InvokeHarness (`POST /harnesses/invoke`), on the engine
-// (docs/agentcore.md "InvokeHarness"). A request is decoded and validated, its harness version and overrides are
+// (docs/agentcore.md §3). A request is decoded and validated, its harness version and overrides are
 // translated into an agent.Config (package translate), its runtimeSessionId is mapped to a Baton Session
 // (created on first use), the inline-function handoff is decided (package handoff), and only then does it change
 // state — one engine.PostEvents — and answer 200 with the Turn's output as AWS event-stream frames (package

@@ -25,7 +25,7 @@ type apiError struct {
 	FieldList []fieldError
 }
 
-// Error types InvokeHarness answers with (docs/agentcore.md "InvokeHarness: errors").
+// Error types InvokeHarness answers with (docs/agentcore.md §3.7).
 const (
 	typeValidation         = "ValidationException"
 	typeResourceNotFound   = "ResourceNotFoundException"

@@ -96,7 +96,7 @@ type invocation struct {
 // ServeHTTP implements InvokeHarness: POST /harnesses/invoke?harnessArn=…[&qualifier=…], header
 // X-Amzn-Bedrock-AgentCore-Runtime-Session-Id, body {messages, model?, systemPrompt?, tools?, allowedTools?,
 // maxIterations?, maxTokens?, timeoutSeconds?}. Errors are written before anything changes; success is 200 with
-// the event stream (docs/agentcore.md "InvokeHarness").
+// the event stream (docs/agentcore.md §3).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.o.Clock()
 	if r.Method != http.MethodPost {

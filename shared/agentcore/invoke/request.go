@@ -9,7 +9,7 @@ import (
 	"github.com/baton-run/baton/shared/agentcore/handoff"
 )
 
-// Wire bounds of an InvokeHarness request (docs/agentcore.md "InvokeHarness: request").
+// Wire bounds of an InvokeHarness request (docs/agentcore.md §3.1).
 const (
 	MaxBodyBytes           = 1 << 20
 	MinRuntimeSessionID    = 33

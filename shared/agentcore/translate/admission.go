@@ -10,7 +10,7 @@ import (
 // Admission is the engine's Session and Turn admission for both front doors: a configuration that ToAgent made
 // (it carries Controls, which the Agents API wire never sets) is admitted by Next without the AgentCore-run tool
 // declarations, which no Agents API rule knows and which the harness does not offer yet (docs/agentcore.md
-// "Tools"); any other configuration goes to Next unchanged. A nil Next admits everything.
+// §3.8); any other configuration goes to Next unchanged. A nil Next admits everything.
 type Admission struct {
 	Next engine.Admission
 }

@@ -1,6 +1,6 @@
 // Package translate turns an AgentCore harness configuration — a harness version's saved configuration plus the
 // per-invocation overrides of one InvokeHarness call — into the engine's agent.Config (docs/agentcore.md
-// "InvokeHarness: configuration"). It is pure: no I/O, no AWS SDK, no HTTP. AgentCore wire shapes stop here; the
+// §3.2). It is pure: no I/O, no AWS SDK, no HTTP. AgentCore wire shapes stop here; the
 // engine, the Session and the harness see only agent.Config.
 //
 // It owns the mapping rules (inline_function → function tool, remote_mcp → HTTP MCP declaration with headers,

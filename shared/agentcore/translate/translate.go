@@ -11,7 +11,7 @@ import (
 )
 
 // ScriptedModelID is the modelId that selects Baton's deterministic scripted model in any model configuration
-// variant (docs/agentcore.md "The scripted model"); its script is `additionalParams.script` (docs/scripted-model.md).
+// variant (docs/agentcore.md §3.3); its script is `additionalParams.script` (docs/scripted-model.md).
 const ScriptedModelID = "baton.scripted"
 
 // GeminiBaseURL is Gemini's OpenAI-compatible endpoint, which geminiModelConfig runs on.

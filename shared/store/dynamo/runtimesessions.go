@@ -14,7 +14,7 @@ import (
 )
 
 // AgentCore runtime sessions: `AGENTCORE_SESSION#<key>` / `META`, key = handoff.Key(project, harness ARN,
-// qualifier, runtimeSessionId) (docs/agentcore.md "Sessions and turns").
+// qualifier, runtimeSessionId) (docs/agentcore.md §3.4).
 func runtimeSessionPK(key string) string { return "AGENTCORE_SESSION#" + key }
 
 type runtimeSessionRecord struct {
