@@ -16,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestFramesMatchTheGoldenBytes pins the exact bytes of one paused assistant message (docs/agentcore.md
-// "InvokeHarness: the stream"), and proves they decode back to the same headers and payloads.
+// §3.5), and proves they decode back to the same headers and payloads.
 func TestFramesMatchTheGoldenBytes(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer

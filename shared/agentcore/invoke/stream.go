@@ -85,7 +85,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, inv *invocation
 }
 
 // translator turns a Session's committed events (of one Turn) into InvokeHarness frames (docs/agentcore.md
-// "InvokeHarness: the stream"). Model output becomes assistant messages: text items are text blocks, function and
+// §3.5). Model output becomes assistant messages: text items are text blocks, function and
 // MCP calls toolUse blocks; a tool result (an MCP call's, or a function result applied on resume) closes the
 // assistant message with `tool_use` and goes into a user message of toolResult blocks that closes with
 // `tool_result` when the next assistant output starts. The Turn's end closes the stream: a pause (requires
