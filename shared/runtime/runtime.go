@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
+	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/mcp"
@@ -365,7 +367,11 @@ func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, erro
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("peek turn: %w", err)
 	}
-	model, modelErr := r.cfg.Providers.Model(turn.EffectiveConfig(sess))
+	cfg, modelErr := r.resolveModelKey(ctx, sess.ProjectID, turn.EffectiveConfig(sess))
+	var model harness.Model
+	if modelErr == nil {
+		model, modelErr = r.cfg.Providers.Model(cfg)
+	}
 	if !turn.Status.Terminal() && !turn.CancelRequested {
 		if errors.Is(modelErr, harness.ErrProtocolUnavailable) {
 			return harness.Outcome{}, modelErr
@@ -385,6 +391,45 @@ func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, erro
 	job.MCP = r.cfg.MCP
 	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
 	return harness.Run(ctx, job, model)
+}
+
+// keyResolver resolves a token-vault API key of a project; *engine.Engine implements it (docs/agentcore.md §6).
+type keyResolver interface {
+	ResolveAPIKey(ctx context.Context, projectID, name string) (string, error)
+}
+
+// resolveModelKey replaces the `${<apiKeyArn>}` reference an AgentCore model configuration leaves in the model
+// provider's api_key (docs/agentcore.md §3.2) by the key stored in the project's token vault, at invocation time;
+// the resolved key lives only in the returned copy, never in a snapshot or a log. A configuration without a
+// reference is returned as is. Errors: an unparsable reference, a missing provider, or an engine that cannot
+// resolve keys — the turn then fails like a model that cannot be built.
+func (r *Runtime) resolveModelKey(ctx context.Context, projectID string, cfg agent.Config) (agent.Config, error) {
+	if cfg.XBaton == nil || cfg.XBaton.ModelProvider == nil || !strings.Contains(cfg.XBaton.ModelProvider.APIKey, "${") {
+		return cfg, nil
+	}
+	kr, ok := r.eng.(keyResolver)
+	if !ok {
+		return cfg, errors.New("model api_key: this runtime cannot resolve token-vault references")
+	}
+	key, err := agentcore.ExpandVaultReferences(cfg.XBaton.ModelProvider.APIKey, func(arn string) (string, error) {
+		ref, ok := agentcore.ParseCredentialProviderARN(arn)
+		if !ok {
+			return "", fmt.Errorf("model api_key: %q is not an API-key credential provider ARN", arn)
+		}
+		v, err := kr.ResolveAPIKey(ctx, projectID, ref.Name)
+		if err != nil {
+			return "", fmt.Errorf("model api_key: credential provider %s: %w", ref.Name, err)
+		}
+		return v, nil
+	})
+	if err != nil {
+		return cfg, err
+	}
+	x, p := *cfg.XBaton, *cfg.XBaton.ModelProvider
+	p.APIKey = key
+	x.ModelProvider = &p
+	cfg.XBaton = &x
+	return cfg, nil
 }
 
 // incapableError: the turn requires capabilities this runtime does not advertise (a rolling update, or a runtime
