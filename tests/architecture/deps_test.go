@@ -14,6 +14,8 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/engine",
 	"github.com/baton-run/baton/shared/admission",
 	"github.com/baton-run/baton/shared/agentcore",
+	"github.com/baton-run/baton/shared/agentcore/handoff",
+	"github.com/baton-run/baton/shared/agentcore/translate",
 	"github.com/baton-run/baton/shared/harness",
 	"github.com/baton-run/baton/shared/harness/scripted",
 }
