@@ -161,9 +161,10 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 		// JSON routes: everything but DescribeExecution (only the reconciler asks whether an execution ended).
 		{"ApiFunction", []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
 			"dynamodb:Query", "dynamodb:UpdateItem", "states:SendTaskSuccess", "states:StartExecution", "states:StopExecution"}},
-		// Session create (starts the turn) and the events tail.
-		{"StreamFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
-			"states:StartExecution"}},
+		// Session create (starts the turn), the events tail, and InvokeHarness (a follow-up stores results, which
+		// reads calls and results with BatchGetItem, and resumes the parked turn).
+		{"StreamFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query",
+			"dynamodb:UpdateItem", "states:SendTaskSuccess", "states:StartExecution"}},
 		{"ParkFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "states:SendTaskSuccess"}},
 		{"SettleFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
 		{"ReconcileFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
