@@ -349,3 +349,6 @@ func sessionStatus(t *testing.T, api *stack.Stack, id string) string {
 	}
 	return body.Status
 }
+
+// asErr is errors.As for a test's typed SDK error.
+func asErr[T error](err error, target *T) bool { return err != nil && errors.As(err, target) }
