@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -27,9 +28,22 @@ func (e *Engine) PostEvents(ctx context.Context, projectID, sessionID string, in
 	if idemKey != "" {
 		scoped = fmt.Sprintf("%s#events:%s#%s", projectID, sessionID, idemKey)
 	}
+	cancels := slices.ContainsFunc(inputs, func(in session.Input) bool { return in.Type == session.InputCancel })
 	for attempt := 0; ; attempt++ {
 		eff, err := e.postEventsOnce(ctx, projectID, sessionID, inputs, scoped, requestHash)
 		if isConflict(err) && attempt < maxCommitAttempts {
+			if cancels {
+				// A streaming turn writes the Session with every flush of its text; a cancel that merely retried
+				// could lose that race again and again. The batch was valid a moment ago (the conflict came from the
+				// commit, not from admission), so first fence the turn off: its next write fails and the harness
+				// stops, and the retry below then meets a quiet Session.
+				if err := e.requestCancel(ctx, projectID, sessionID); err != nil && !isConflict(err) {
+					return err
+				}
+			}
+			if err := backoff(ctx, attempt+1); err != nil {
+				return err
+			}
 			continue
 		}
 		if err != nil {
@@ -348,5 +362,50 @@ func (e *Engine) sendResume(ctx context.Context, t session.Turn) error {
 		case <-time.After(delay):
 		}
 		delay *= 3
+	}
+}
+
+// requestCancel marks the Session's active turn CancelRequested with a write of the turn record alone (DESIGN
+// "Tool results": after a cancel, results are 409). A harness's next write of that turn fails its version fence, it
+// re-reads the turn and stops with ErrTurnNotRunnable; Settle finishes a turn left so as cancelled. It is a no-op
+// when the Session has no active, unfinished turn or the mark is already set.
+func (e *Engine) requestCancel(ctx context.Context, projectID, sessionID string) error {
+	for attempt := 0; ; attempt++ {
+		s, err := e.GetSession(ctx, projectID, sessionID)
+		if err != nil || s.ActiveTurnID == "" {
+			return err
+		}
+		t, err := e.store.GetTurn(ctx, sessionID, s.ActiveTurnID)
+		if err != nil {
+			return err
+		}
+		if t.Status != session.TurnInProgress || t.CancelRequested {
+			return nil // only a running harness writes while a cancel waits; a waiting or queued turn is quiet
+		}
+		t.CancelRequested = true
+		err = e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}})
+		if isConflict(err) && attempt < maxCommitAttempts {
+			if err := backoff(ctx, attempt+1); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
+	}
+}
+
+// backoff waits before retry number attempt (1-based) of an optimistic write: a random delay up to 2 ms × 2^attempt,
+// capped at 50 ms, so writers that collided do not collide again in lockstep. It returns ctx's error if ctx ends.
+func backoff(ctx context.Context, attempt int) error {
+	limit := 2 * time.Millisecond << min(attempt, 5)
+	limit = min(limit, 50*time.Millisecond)
+	d := time.Duration(rand.Int64N(int64(limit)) + 1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }

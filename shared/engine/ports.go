@@ -92,6 +92,9 @@ type TurnWrite struct {
 	// Resuming marks a turn whose resume was claimed, for the reconciler, until the next write of the turn (the
 	// harness's BeginRun) clears it.
 	Resuming bool
+	// CheckOnly writes nothing: the commit only requires the stored version to equal Version (a fence that a
+	// concurrent write of the turn, such as a cancel request, breaks). The turn keeps its version.
+	CheckOnly bool
 }
 
 // ItemWrite writes an item of its session; Replace allows overwriting the item with the same seq.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -81,9 +82,23 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	}
 	now := e.now()
 	w := newWriter(&s)
+	isActive := s.ActiveTurnID == t.ID
+	if t.CancelRequested && isActive {
+		// The caller's cancel fenced the turn off and its harness stopped before the cancel itself committed:
+		// the turn ends as the caller asked, not as the harness's failure.
+		unfinished, err := e.unfinishedItems(ctx, s.ID, t.ID)
+		if err != nil {
+			return "", err
+		}
+		e.cancelTurn(&s, w, &t, unfinished)
+		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
+		if err := e.commit(ctx, c); err != nil {
+			return "", err
+		}
+		return string(t.Status), nil
+	}
 	t.CompletedAt = &now
 	s.LastActiveAt = now
-	isActive := s.ActiveTurnID == t.ID
 	if out.Status == "completed" && out.Error == "" {
 		t.Status = session.TurnCompleted
 		if isActive {
@@ -119,7 +134,8 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	return string(t.Status), nil
 }
 
-// unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream).
+// unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream), a message
+// with the text its output_text.delta events carried so far (the item itself is not rewritten while it streams).
 func (e *Engine) unfinishedItems(ctx context.Context, sessionID, turnID string) ([]session.Item, error) {
 	items, _, err := e.store.ListItems(ctx, sessionID, turnID, Page{Limit: 1000, Order: "asc"})
 	if err != nil {
@@ -127,11 +143,48 @@ func (e *Engine) unfinishedItems(ctx context.Context, sessionID, turnID string) 
 	}
 	var out []session.Item
 	for _, it := range items {
-		if it.Status == session.ItemInProgress {
-			out = append(out, it)
+		if it.Status != session.ItemInProgress {
+			continue
 		}
+		if it.Type == session.ItemMessage && it.StartEventSeq > 0 {
+			text, err := e.streamedText(ctx, sessionID, it.ID, it.StartEventSeq)
+			if err != nil {
+				return nil, err
+			}
+			it.Content = []session.ContentPart{{Type: "output_text", Text: text}}
+		}
+		out = append(out, it)
 	}
 	return out, nil
+}
+
+// streamedText concatenates the output_text.delta events of a message, reading the Session's events from the one
+// that added the message.
+func (e *Engine) streamedText(ctx context.Context, sessionID, itemID string, fromSeq int64) (string, error) {
+	var b strings.Builder
+	after := fromSeq - 1
+	for {
+		evs, err := e.store.EventsAfter(ctx, sessionID, after, 500)
+		if err != nil {
+			return "", err
+		}
+		if len(evs) == 0 {
+			return b.String(), nil
+		}
+		for _, ev := range evs {
+			after = ev.Seq
+			if ev.Type != session.EventOutputTextDelta {
+				continue
+			}
+			var d struct {
+				ItemID string `json:"item_id"`
+				Delta  string `json:"delta"`
+			}
+			if json.Unmarshal(ev.Data, &d) == nil && d.ItemID == itemID {
+				b.WriteString(d.Delta)
+			}
+		}
+	}
 }
 
 // closeIncomplete stores a cancelled or failed turn's unfinished items as incomplete, keeping their partial

@@ -372,13 +372,15 @@ func TestWireCreationStream(t *testing.T) {
 
 // TestWireCancelMidMessage cancels a turn while its assistant message is streaming: the message must not stay
 // `in_progress` in the item history (spec/agents-api-rules.md §2.4: cancelled/failed Turns mark unfinished Items
-// `incomplete`). engine.cancelTurn (shared/engine/inputs.go) does not call markIncomplete.
+// `incomplete`) and keep the text streamed so far. The model streams slowly (chunk_delay_ms), so the cancel meets a
+// turn that writes the Session with every flush: the cancel must win, never answer 500 (it fences the turn off).
 func TestWireCancelMidMessage(t *testing.T) {
 	st, client, ctx := stackClient(t)
 	long := strings.Repeat("slow text ", 300)
 	r := raw(t, st, "POST", "/v1/agents", map[string]any{"model": "scripted", "x_baton": map[string]any{
 		"model_provider": map[string]any{"protocol": "scripted"},
-		"script":         map[string]any{"chunk_size": 1, "rules": []any{map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long}}},
+		"script": map[string]any{"chunk_size": 8, "rules": []any{map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long,
+			"chunk_delay_ms": 5}}},
 	}})
 	if r.Status/100 != 2 {
 		t.Fatalf("create agent: %d %s", r.Status, r.Body)
@@ -396,9 +398,43 @@ func TestWireCancelMidMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(describe(err))
 	}
-	for _, it := range items.Data {
-		if it.Type == "message" && it.Role == "assistant" && it.Status == "in_progress" {
-			t.Errorf("cancelled turn left assistant message %s in status in_progress (want incomplete)", it.ID)
+	var streamed strings.Builder
+	for _, ev := range rec.Snapshot() {
+		if ev.Type == "agent.session.turn.output_text.delta" {
+			var d struct{ Delta string }
+			_ = json.Unmarshal([]byte(ev.raw), &d)
+			streamed.WriteString(d.Delta)
 		}
+		if ev.Type == "agent.session.turn.completed" {
+			t.Errorf("the cancelled turn completed: %s", ev.raw)
+		}
+	}
+	found := false
+	for _, it := range items.Data {
+		if it.Type != "message" || it.Role != "assistant" {
+			continue
+		}
+		found = true
+		if it.Status != "incomplete" {
+			t.Errorf("cancelled turn left assistant message %s in status %s (want incomplete)", it.ID, it.Status)
+		}
+		// The item keeps exactly the text the stream delivered: a non-empty proper prefix of the answer.
+		var msg struct {
+			Content []struct{ Text string } `json:"content"`
+		}
+		if err := json.Unmarshal([]byte(it.RawJSON()), &msg); err != nil {
+			t.Fatalf("decode item %s: %v", it.ID, err)
+		}
+		text := ""
+		for _, c := range msg.Content {
+			text += c.Text
+		}
+		if text == "" || text != streamed.String() || !strings.HasPrefix(long, text) || len(text) >= len(long) {
+			t.Errorf("cancelled message text (%d bytes) = %.60q…, streamed deltas (%d bytes) = %.60q…; want the same non-empty proper prefix of the answer",
+				len(text), text, streamed.Len(), streamed.String())
+		}
+	}
+	if !found {
+		t.Errorf("no assistant message in the cancelled turn's items")
 	}
 }

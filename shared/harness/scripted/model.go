@@ -92,6 +92,7 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 	st := &stream{ctx: ctx}
 	if rule != nil {
 		st.delay = time.Duration(rule.DelayMS) * time.Millisecond
+		st.chunkDelay = time.Duration(rule.ChunkDelayMS) * time.Millisecond
 	}
 	chunk := m.script.ChunkSize
 	if chunk == 0 {
@@ -386,17 +387,23 @@ type stream struct {
 	fail  error
 	// delay is waited once, before the first part (Rule.DelayMS).
 	delay time.Duration
+	// chunkDelay is waited before every text part after the first (Rule.ChunkDelayMS).
+	chunkDelay time.Duration
 }
 
 func (s *stream) Next() (harness.Part, error) {
-	if s.delay > 0 {
-		t := time.NewTimer(s.delay)
+	wait := s.delay
+	s.delay = 0
+	if s.next > 0 && s.next < len(s.parts) && s.parts[s.next].Kind == harness.PartText {
+		wait = s.chunkDelay
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		select {
 		case <-s.ctx.Done():
 			t.Stop()
 		case <-t.C:
 		}
-		s.delay = 0
 	}
 	if err := s.ctx.Err(); err != nil {
 		return harness.Part{}, err

@@ -43,6 +43,10 @@ type Rule struct {
 	// DelayMS makes the model wait this many milliseconds before its first part (a slow model, for tests of
 	// cancellation and worker loss); 0 = none. The wait ends early when the step's context ends.
 	DelayMS int `json:"delay_ms"`
+	// ChunkDelayMS makes the model wait this many milliseconds before each text part after the first (a model that
+	// streams slowly, for tests of cancellation mid-message and of progressive streaming); 0 = none, at most
+	// MaxDelayMS. The wait ends early when the step's context ends.
+	ChunkDelayMS int `json:"chunk_delay_ms"`
 
 	userMatches *regexp.Regexp
 }
@@ -109,6 +113,9 @@ func Parse(raw json.RawMessage) (*Script, error) {
 func (r *Rule) check() error {
 	if r.DelayMS < 0 || r.DelayMS > MaxDelayMS {
 		return fmt.Errorf("delay_ms: must be between 0 and %d", MaxDelayMS)
+	}
+	if r.ChunkDelayMS < 0 || r.ChunkDelayMS > MaxDelayMS {
+		return fmt.Errorf("chunk_delay_ms: must be between 0 and %d", MaxDelayMS)
 	}
 	if r.When.UserMatches != "" {
 		re, err := regexp.Compile(r.When.UserMatches)

@@ -292,6 +292,8 @@ type itemDoc struct {
 	Output      json.RawMessage       `json:"output,omitempty"`
 	Error       json.RawMessage       `json:"error,omitempty"`
 	ServerLabel string                `json:"server_label,omitempty"`
+	// StartEventSeq: session.Item.StartEventSeq.
+	StartEventSeq int64 `json:"start_event_seq,omitempty"`
 }
 
 type itemRecord struct {
@@ -308,7 +310,7 @@ type itemRecord struct {
 
 func itemToItem(sessionID string, it session.Item) (itemRecord, error) {
 	doc, err := jsonwire.Marshal(itemDoc{Role: it.Role, Phase: it.Phase, Content: it.Content, CallID: it.CallID, Name: it.Name,
-		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel})
+		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel, StartEventSeq: it.StartEventSeq})
 	if err != nil {
 		return itemRecord{}, fmt.Errorf("encode item %s: %w", it.ID, err)
 	}
@@ -323,7 +325,7 @@ func itemFromItem(r itemRecord) (session.Item, error) {
 	}
 	return session.Item{Seq: r.Seq, ID: r.ID, Type: r.Type, TurnID: r.TurnID, Status: r.Status, OutputIndex: r.OutputIndex,
 		Role: d.Role, Phase: d.Phase, Content: d.Content, CallID: d.CallID, Name: d.Name, Arguments: d.Arguments,
-		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel}, nil
+		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel, StartEventSeq: d.StartEventSeq}, nil
 }
 
 type eventRecord struct {
