@@ -54,11 +54,13 @@ func (e *Engine) PostEvents(ctx context.Context, projectID, sessionID string, in
 	}
 }
 
-// effects are what must happen after an input commit: start a turn, try a resume, stop an execution.
+// effects are what must happen after an input commit: start a turn, send a claimed resume, drive a resume that is
+// still due, stop an execution.
 type effects struct {
-	start  *session.Turn
-	resume *session.Turn
-	stop   *session.Turn
+	start   *session.Turn
+	resume  *session.Turn
+	redrive *session.Turn
+	stop    *session.Turn
 }
 
 func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string, inputs []session.Input, scoped, hash string) (effects, error) {
@@ -71,6 +73,13 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		rec, err := e.store.GetIdempotency(ctx, scoped)
 		switch {
 		case err == nil && rec.RequestHash == hash:
+			// A replay: no second application, but a resume the original left due (its process died, or its claim
+			// failed) is driven again.
+			if s.ActiveTurnID != "" {
+				if t, err := e.store.GetTurn(ctx, sessionID, s.ActiveTurnID); err == nil && t.ResumeDue() {
+					eff.redrive = &t
+				}
+			}
 			return eff, nil
 		case err == nil:
 			return eff, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
@@ -138,29 +147,33 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			if !ok || call.TurnID != r.TurnID {
 				return eff, UnknownPendingCall(r.CallID)
 			}
-			if prev, ok := results[r.CallID]; ok {
-				if prev.Identity() == r.Identity() {
-					// Identical retry: accepted, no second application. If its round is complete but the turn still
-					// waits, a stale resume claim is re-driven (tryResume sends again only after resumeGrace).
-					if t := turns[call.TurnID]; t != nil && t.Status == session.TurnWaiting && allAnswered(*t) {
-						eff.resume = t
-					}
-					continue
-				}
-				return eff, conflict(CodeConflictError, MessageDifferentResult)
-			}
 			t, err := loadTurn(call.TurnID)
 			if err != nil {
 				return eff, err
 			}
-			if t.Status != session.TurnWaiting || t.CancelRequested || call.Round != t.Round || slices.Contains(t.Answered, r.CallID) {
+			var prev *session.ToolResult
+			if p, ok := results[r.CallID]; ok {
+				prev = &p
+			}
+			switch t.AcceptResult(call, prev, r) {
+			case session.ResultIdentical:
+				// Accepted, no second application. A resume that is still due (its claim failed, or its sender
+				// died) is driven again: ClaimResume sends again only once the old claim is stale.
+				if t.ResumeDue() {
+					eff.redrive = t
+				}
+				continue
+			case session.ResultDifferent:
+				return eff, conflict(CodeConflictError, MessageDifferentResult)
+			case session.ResultNotAccepting:
 				return eff, conflict(CodeConflictError, MessageTurnNotAccepting)
 			}
 			results[r.CallID] = r
 			c.Results = append(c.Results, r)
-			t.Answered = append(t.Answered, r.CallID)
 			changedTurns[t.ID] = true
-			if allAnswered(*t) {
+			// The write that completes the round also claims the resume when the task token is stored already
+			// (one write, not read–write–read–write); otherwise Park claims it once the token arrives.
+			if t.ClaimResume(e.clock().UnixMilli(), resumeGrace.Milliseconds()) == session.ClaimTaken {
 				eff.resume = t
 			}
 		case session.InputMessage:
@@ -197,6 +210,9 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			}
 			if eff.resume == active {
 				eff.resume = nil
+			}
+			if eff.redrive == active {
+				eff.redrive = nil
 			}
 		default:
 			return eff, invalid("events", "Unsupported input event type.")
@@ -237,23 +253,12 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 	return eff, nil
 }
 
-func allAnswered(t session.Turn) bool {
-	for _, id := range t.PendingCalls {
-		if !slices.Contains(t.Answered, id) {
-			return false
-		}
-	}
-	return len(t.PendingCalls) > 0
-}
-
 // cancelTurn ends the active turn as cancelled: an interim session.in_progress, item.done (incomplete) for each of
 // its unfinished output items, turn.cancelled, session.idle (spec/agents-api-rules.md §2.6 "Cancel while
 // waiting", §2.4); pending actions disappear.
 func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn, unfinished []session.Item) {
 	now := e.now()
-	t.Status = session.TurnCancelled
-	t.CancelRequested = true
-	t.CompletedAt = &now
+	t.Cancel(now)
 	s.RequiredActions = nil
 	s.Status = session.StatusInProgress
 	w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = *s })
@@ -283,13 +288,23 @@ func (e *Engine) accountUsage(s *session.Session, t *session.Turn) {
 	s.Usage = &sum
 }
 
+// afterInput carries out what a committed input requires. It runs on a context detached from the request's
+// cancellation: the input is committed, so a client that disconnects must not cut off its start or resume (the
+// reconciler repairs a process that dies here).
 func (e *Engine) afterInput(ctx context.Context, eff effects) {
+	ctx = context.WithoutCancel(ctx)
 	if eff.start != nil {
 		e.startTurn(ctx, *eff.start)
 	}
 	if eff.resume != nil {
-		if err := e.tryResume(ctx, eff.resume.SessionID, eff.resume.ID); err != nil {
+		// Claimed by the commit itself.
+		if err := e.sendResume(ctx, *eff.resume); err != nil {
 			slog.ErrorContext(ctx, "resume turn", "session_id", eff.resume.SessionID, "turn_id", eff.resume.ID, "err", err)
+		}
+	}
+	if eff.redrive != nil {
+		if err := e.tryResume(ctx, eff.redrive.SessionID, eff.redrive.ID); err != nil {
+			slog.ErrorContext(ctx, "resume turn", "session_id", eff.redrive.SessionID, "turn_id", eff.redrive.ID, "err", err)
 		}
 	}
 	if eff.stop != nil && e.orch != nil {
@@ -313,30 +328,25 @@ func (e *Engine) afterInput(ctx context.Context, eff effects) {
 const resumeGrace = 5 * time.Second
 
 // tryResume claims the resume of a waiting turn whose current round is fully answered and whose task token is
-// stored, and sends the token. Whichever of Park and the completing tool-result write comes second wins the claim;
-// the claim is a versioned write, so in the normal case exactly one caller sends SendTaskSuccess (DESIGN Decision
-// 7). A claim whose send failed (or whose process died) must not strand the turn: once the claim is older than
-// resumeGrace and the turn still waits, the next caller sends the token again. Step Functions refuses a second
-// success for a closed task, so a repeated send can never resume a turn twice.
+// stored, and sends the token (session.Turn.ClaimResume decides). Whichever of Park and the completing tool-result
+// write comes second wins the claim; the claim is a versioned write bound to one token, so exactly one caller sends
+// each token (DESIGN Decision 7), a claim whose send failed goes stale after resumeGrace, and a token stored by a
+// retried AwaitResults is claimed afresh. Step Functions refuses a second success for a closed task, so a repeated
+// send can never resume a turn twice.
 func (e *Engine) tryResume(ctx context.Context, sessionID, turnID string) error {
 	for attempt := 0; ; attempt++ {
 		t, err := e.store.GetTurn(ctx, sessionID, turnID)
 		if err != nil {
 			return err
 		}
-		if t.Status != session.TurnWaiting || t.CancelRequested || t.TokenRound != t.Round || !allAnswered(t) {
-			return nil // not ready yet, or no longer waiting
+		if t.ClaimResume(e.clock().UnixMilli(), resumeGrace.Milliseconds()) != session.ClaimTaken {
+			return nil // not due, or claimed moments ago by a caller that sends
 		}
-		now := e.clock().UnixMilli()
-		if t.ResumedRound >= t.Round {
-			if now-t.ResumeClaimedAt < resumeGrace.Milliseconds() {
-				return nil // claimed moments ago; the claimant sends
-			}
-			return e.sendResume(ctx, t)
-		}
-		t.ResumedRound, t.ResumeClaimedAt = t.Round, now
-		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version, Resuming: true}}}); err != nil {
+		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
 			if isConflict(err) && attempt < maxCommitAttempts {
+				if err := backoff(ctx, attempt+1); err != nil {
+					return err
+				}
 				continue
 			}
 			return err
@@ -345,8 +355,9 @@ func (e *Engine) tryResume(ctx context.Context, sessionID, turnID string) error 
 	}
 }
 
-// sendResume sends a claimed turn's task token, retrying transient failures briefly; a task that is already
-// closed (ErrTaskClosed) counts as resumed.
+// sendResume sends a claimed turn's task token, retrying transient failures briefly. A task that is already closed
+// (ErrTaskClosed) needs nothing more from this token: either its execution moved on, or the AwaitResults state
+// failed and its retry stores a new token (claimed afresh), or the execution ended (the reconciler settles it).
 func (e *Engine) sendResume(ctx context.Context, t session.Turn) error {
 	delay := 100 * time.Millisecond
 	for i := 0; ; i++ {
@@ -379,10 +390,9 @@ func (e *Engine) requestCancel(ctx context.Context, projectID, sessionID string)
 		if err != nil {
 			return err
 		}
-		if t.Status != session.TurnInProgress || t.CancelRequested {
+		if !t.RequestCancel() {
 			return nil // only a running harness writes while a cancel waits; a waiting or queued turn is quiet
 		}
-		t.CancelRequested = true
 		err = e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}})
 		if isConflict(err) && attempt < maxCommitAttempts {
 			if err := backoff(ctx, attempt+1); err != nil {

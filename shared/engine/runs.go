@@ -90,7 +90,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 	if err != nil {
 		return nil, err
 	}
-	if t.Status.Terminal() || t.CancelRequested || s.ActiveTurnID != t.ID {
+	if !t.Runnable() || s.ActiveTurnID != t.ID {
 		return nil, ErrTurnNotRunnable
 	}
 	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
@@ -102,7 +102,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		t.StartedAt = &now
 		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
 	case session.TurnWaiting:
-		if t.ResumedRound != t.Round || !allAnswered(t) {
+		if !t.BeginResume() {
 			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
 		}
 		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)
@@ -119,7 +119,6 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 			it = w.item("fco", it)
 			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
 		}
-		t.Status = session.TurnInProgress
 		s.Status = session.StatusInProgress
 		s.RequiredActions = nil
 		w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = s })
@@ -219,7 +218,7 @@ func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t
 				return err
 			}
 		}
-		if t.Status.Terminal() || t.CancelRequested {
+		if !t.Runnable() {
 			return ErrTurnNotRunnable
 		}
 		w := newWriter(&s)
@@ -396,13 +395,11 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error
 		first, last := start == 0, end == len(calls)
 		err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 			if first {
-				t.Round = round
-				t.PendingCalls = nil
-				for _, pc := range calls {
-					t.PendingCalls = append(t.PendingCalls, pc.CallID)
+				ids := make([]string, len(calls))
+				for i, pc := range calls {
+					ids[i] = pc.CallID
 				}
-				t.CallsTotal += len(calls)
-				t.Status = session.TurnWaiting
+				t.RequestCalls(ids)
 			}
 			for i := start; i < end; i++ {
 				pc := calls[i]

@@ -19,25 +19,32 @@ func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, 
 		if err != nil {
 			return err
 		}
-		if t.Status.Terminal() || t.CancelRequested {
+		verdict, err := t.Park(round, token)
+		if err != nil {
+			return err
+		}
+		if verdict == session.ParkIgnored {
 			return nil
 		}
-		if t.Round != round || t.Status != session.TurnWaiting {
-			return fmt.Errorf("park turn %s: round %d, turn is %s in round %d", turnID, round, t.Status, t.Round)
+		// Storing the token and claiming the resume (when every result is in) are one write.
+		claim := t.ClaimResume(e.clock().UnixMilli(), resumeGrace.Milliseconds())
+		if verdict == session.ParkUnchanged && claim != session.ClaimTaken {
+			return nil
 		}
-		if t.TokenRound == round && t.TaskToken == token {
-			break
-		}
-		t.TaskToken, t.TokenRound = token, round
 		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
 			if isConflict(err) && attempt < maxCommitAttempts {
+				if err := backoff(ctx, attempt+1); err != nil {
+					return err
+				}
 				continue
 			}
 			return err
 		}
-		break
+		if claim == session.ClaimTaken {
+			return e.sendResume(ctx, t)
+		}
+		return nil
 	}
-	return e.tryResume(ctx, sessionID, turnID)
 }
 
 // RunOutcome is what the Run state hands to Settle: the activity's output ({"status":"completed"}) or the

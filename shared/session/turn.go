@@ -52,6 +52,9 @@ type Turn struct {
 	CancelRequested bool
 	// ResumeClaimedAt is when the current round's resume was claimed (Unix milliseconds; 0 = never).
 	ResumeClaimedAt int64
+	// ClaimedToken is the task token the current claim is for ("" = none): a claim holds only for that token
+	// (lifecycle.go, ClaimResume).
+	ClaimedToken string
 	ExecutionARN    string
 	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
 	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with

@@ -438,3 +438,51 @@ func TestWireCancelMidMessage(t *testing.T) {
 		t.Errorf("no assistant message in the cancelled turn's items")
 	}
 }
+
+// TestWireStreamingCoalescesDeltas: text deltas are written by size and time (engine.DeltaFlushBytes,
+// engine.DeltaFlushInterval), so a long answer streamed in tiny chunks costs about one event per KiB, while a slow
+// model's text still arrives progressively, and the deltas always add up to the answer.
+func TestWireStreamingCoalescesDeltas(t *testing.T) {
+	st, client, ctx := stackClient(t)
+	long := strings.Repeat("0123456789abcdef", 4096) // 64 KiB in 8192 chunks of 8 runes
+	slow := "one two three four five six "           // 4 chunks, 80 ms apart
+	r := raw(t, st, "POST", "/v1/agents", map[string]any{"model": "scripted", "x_baton": map[string]any{
+		"model_provider": map[string]any{"protocol": "scripted"},
+		"script": map[string]any{"chunk_size": 8, "rules": []any{
+			map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long},
+			map[string]any{"when": map[string]any{"user_contains": "slow"}, "reply": slow, "chunk_delay_ms": 80},
+		}},
+	}})
+	if r.Status/100 != 2 {
+		t.Fatalf("create agent: %d %s", r.Status, r.Body)
+	}
+	agentID := decodeJSON[struct{ ID string }](t, r.Body).ID
+	for _, c := range []struct {
+		input, want string
+		min, max    int
+	}{
+		{"long please", long, 1, 8192 / 16}, // 8192 chunks must not become 8192 events (64 at 1 KiB each)
+		{"slow please", slow, 2, 4},         // four chunks 80 ms apart: the text is not held back to the end
+	} {
+		s := newSession(t, ctx, client, agentID, "")
+		rec := record(t, ctx, client, s.ID)
+		postEvents(t, ctx, client, s.ID, userMessage(c.input))
+		rec.WaitFor(t, 0, "turn.completed", isType("agent.session.turn.completed"))
+		var streamed strings.Builder
+		n := 0
+		for _, ev := range rec.Snapshot() {
+			if ev.Type == "agent.session.turn.output_text.delta" {
+				var d struct{ Delta string }
+				_ = json.Unmarshal([]byte(ev.raw), &d)
+				streamed.WriteString(d.Delta)
+				n++
+			}
+		}
+		if streamed.String() != c.want {
+			t.Errorf("%s: the deltas add up to %d bytes, want the %d-byte answer", c.input, streamed.Len(), len(c.want))
+		}
+		if n < c.min || n > c.max {
+			t.Errorf("%s: %d output_text.delta events, want %d..%d", c.input, n, c.min, c.max)
+		}
+	}
+}

@@ -13,9 +13,9 @@ import (
 const (
 	skMeta       = "META"
 	skSnapshot   = "SNAPSHOT"
-	gsiUnstarted = "UNSTARTED"
-	gsiResuming  = "RESUMING"
-	gsiActive    = "ACTIVE"
+	gsiUnstarted = string(session.MarkUnstarted)
+	gsiResuming  = string(session.MarkResuming)
+	gsiActive    = string(session.MarkActive)
 	gsiRuntimes  = "RUNTIMES"
 )
 
@@ -168,6 +168,7 @@ type turnDoc struct {
 	OutputCount     int                `json:"output_count"`
 	CancelRequested bool               `json:"cancel_requested"`
 	ResumeClaimedAt int64              `json:"resume_claimed_at,omitempty"`
+	ClaimedToken    string             `json:"claimed_token,omitempty"`
 	Requires        []string           `json:"requires,omitempty"`
 }
 
@@ -182,11 +183,11 @@ type turnRecord struct {
 	Doc          string `dynamodbav:"doc"`
 }
 
-func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRecord, error) {
+func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, error) {
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, Requires: t.Requires}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -196,13 +197,13 @@ func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRe
 		return turnRecord{}, fmt.Errorf("encode turn %s: %w", t.ID, err)
 	}
 	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, ExecutionARN: t.ExecutionARN, Doc: string(doc)}
-	// One reconciler mark per turn: unstarted, resuming, or (any other non-terminal turn) active.
-	switch {
-	case unstarted:
+	// One reconciler mark per turn, derived from its state (session.Turn.Mark).
+	switch t.Mark(unstarted) {
+	case session.MarkUnstarted:
 		r.GSI1PK, r.GSI1SK = gsiUnstarted, t.ID
-	case resuming:
+	case session.MarkResuming:
 		r.GSI1PK, r.GSI1SK = gsiResuming, t.ID
-	case !t.Status.Terminal():
+	case session.MarkActive:
 		r.GSI1PK, r.GSI1SK = gsiActive, t.ID
 	}
 	return r, nil
@@ -217,7 +218,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
