@@ -63,11 +63,57 @@ type effects struct {
 	stop    *session.Turn
 }
 
+// postEventsOnce is one optimistic attempt: load what the batch refers to, decide (no I/O), commit.
 func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string, inputs []session.Input, scoped, hash string) (effects, error) {
-	var eff effects
+	b, replay, err := e.loadInputs(ctx, projectID, sessionID, inputs, scoped, hash)
+	if err != nil || replay != nil {
+		if replay != nil {
+			return *replay, nil
+		}
+		return effects{}, err
+	}
+	if len(inputs) == 0 {
+		return effects{}, nil
+	}
+	c, eff, err := e.decideInputs(b, inputs)
+	if err != nil {
+		return effects{}, err
+	}
+	if eff.start != nil {
+		if err := e.checkDispatch(ctx, *eff.start); err != nil {
+			return effects{}, err
+		}
+	}
+	if scoped != "" {
+		c.Idempotency = &Idempotency{Key: scoped, RequestHash: hash, CreatedAt: e.now()}
+	}
+	if c.Session == nil && len(c.Turns) == 0 && len(c.Results) == 0 && c.Idempotency == nil {
+		return eff, nil // only identical retries and no-op cancels
+	}
+	if err := e.commit(ctx, c); err != nil {
+		return effects{}, err
+	}
+	return eff, nil
+}
+
+// inputBatch is what a batch of inputs refers to, as loaded: the Session, the turns (the active one and those of
+// the calls the results name), the calls, their stored results, and the active turn's unfinished items when the
+// batch cancels it.
+type inputBatch struct {
+	s          session.Session
+	active     *session.Turn
+	turns      map[string]*session.Turn
+	calls      map[string]session.Call
+	results    map[string]session.ToolResult
+	unfinished []session.Item
+}
+
+// loadInputs reads what the batch refers to. A replay of an Idempotency-Key with the same request hash returns the
+// effects of a replay instead (a resume the original left due is driven again).
+func (e *Engine) loadInputs(ctx context.Context, projectID, sessionID string, inputs []session.Input, scoped, hash string) (*inputBatch, *effects, error) {
 	s, err := e.GetSession(ctx, projectID, sessionID)
 	if err != nil {
-		return eff, err
+		return nil, nil, err
 	}
 	if scoped != "" {
 		rec, err := e.store.GetIdempotency(ctx, scoped)
@@ -75,67 +121,82 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		case err == nil && rec.RequestHash == hash:
 			// A replay: no second application, but a resume the original left due (its process died, or its claim
 			// failed) is driven again.
+			eff := effects{}
 			if s.ActiveTurnID != "" {
 				if t, err := e.store.GetTurn(ctx, sessionID, s.ActiveTurnID); err == nil && t.ResumeDue() {
 					eff.redrive = &t
 				}
 			}
-			return eff, nil
+			return nil, &eff, nil
 		case err == nil:
-			return eff, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
+			return nil, nil, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
 		case !isNotFound(err):
-			return eff, err
+			return nil, nil, err
 		}
 	}
+	b := &inputBatch{s: s, turns: map[string]*session.Turn{}, calls: map[string]session.Call{}, results: map[string]session.ToolResult{}}
 	if len(inputs) == 0 {
-		return eff, nil
+		return b, nil, nil
 	}
-
-	// Load what the batch refers to: the active turn, every call it names, the turns of those calls, and only then
-	// the stored results. The order matters: a result another API process commits concurrently lands before its
-	// turn update, so reading turns first and results last means a turn that already counts a call as answered is
-	// always read together with that call's result, and an identical concurrent retry is recognised as one.
-	turns := map[string]*session.Turn{}
-	loadTurn := func(id string) (*session.Turn, error) {
-		if t, ok := turns[id]; ok {
-			return t, nil
+	// The order matters: the active turn and the turns of the calls first, the stored results last. A result another
+	// API process commits concurrently lands before its turn update, so reading turns first and results last means a
+	// turn that already counts a call as answered is always read together with that call's result, and an identical
+	// concurrent retry is recognised as one.
+	loadTurn := func(id string) error {
+		if _, ok := b.turns[id]; ok {
+			return nil
 		}
 		t, err := e.store.GetTurn(ctx, sessionID, id)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		turns[id] = &t
-		return &t, nil
+		b.turns[id] = &t
+		return nil
 	}
-	var active *session.Turn
 	if s.ActiveTurnID != "" {
-		if active, err = loadTurn(s.ActiveTurnID); err != nil {
-			return eff, err
+		if err := loadTurn(s.ActiveTurnID); err != nil {
+			return nil, nil, err
 		}
+		b.active = b.turns[s.ActiveTurnID]
 	}
 	var callIDs []string
+	cancels := false
 	for _, in := range inputs {
 		if in.ToolResult != nil {
 			callIDs = append(callIDs, in.ToolResult.CallID)
 		}
+		cancels = cancels || in.Type == session.InputCancel
 	}
-	calls, results := map[string]session.Call{}, map[string]session.ToolResult{}
 	if len(callIDs) > 0 {
-		if calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
-			return eff, err
+		if b.calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
+			return nil, nil, err
 		}
-		for _, c := range calls {
-			if _, err := loadTurn(c.TurnID); err != nil {
-				return eff, err
+		for _, c := range b.calls {
+			if err := loadTurn(c.TurnID); err != nil {
+				return nil, nil, err
 			}
 		}
-		if results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
-			return eff, err
+		if b.results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
+			return nil, nil, err
 		}
 	}
+	if cancels && b.active != nil && !b.active.Status.Terminal() {
+		if b.unfinished, err = e.unfinishedItems(ctx, s.ID, b.active.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	return b, nil, nil
+}
 
+// decideInputs applies the batch, in order, to the loaded state and returns the one commit that stores it and what
+// must follow it. It does no I/O. Tool results follow the Results table (session.Turn.AcceptResult); a message opens
+// a new root turn (later messages of the batch join it) unless a turn is active (409); a cancel ends the active turn.
+func (e *Engine) decideInputs(b *inputBatch, inputs []session.Input) (Commit, effects, error) {
+	var eff effects
 	c := Commit{}
-	w := newWriter(&s)
+	s := &b.s
+	w := newWriter(s)
+	active := b.active
 	sessionChanged := false
 	changedTurns := map[string]bool{}
 	var newTurn, cancelledNew *session.Turn
@@ -143,16 +204,13 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		switch in.Type {
 		case session.InputToolResult:
 			r := *in.ToolResult
-			call, ok := calls[r.CallID]
+			call, ok := b.calls[r.CallID]
 			if !ok || call.TurnID != r.TurnID {
-				return eff, UnknownPendingCall(r.CallID)
+				return c, eff, UnknownPendingCall(r.CallID)
 			}
-			t, err := loadTurn(call.TurnID)
-			if err != nil {
-				return eff, err
-			}
+			t := b.turns[call.TurnID]
 			var prev *session.ToolResult
-			if p, ok := results[r.CallID]; ok {
+			if p, ok := b.results[r.CallID]; ok {
 				prev = &p
 			}
 			switch t.AcceptResult(call, prev, r) {
@@ -164,11 +222,11 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 				}
 				continue
 			case session.ResultDifferent:
-				return eff, conflict(CodeConflictError, MessageDifferentResult)
+				return c, eff, conflict(CodeConflictError, MessageDifferentResult)
 			case session.ResultNotAccepting:
-				return eff, conflict(CodeConflictError, MessageTurnNotAccepting)
+				return c, eff, conflict(CodeConflictError, MessageTurnNotAccepting)
 			}
-			results[r.CallID] = r
+			b.results[r.CallID] = r
 			c.Results = append(c.Results, r)
 			changedTurns[t.ID] = true
 			// The write that completes the round also claims the resume when the task token is stored already
@@ -184,9 +242,9 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 				continue
 			}
 			if active != nil && !active.Status.Terminal() {
-				return eff, conflict(CodeConflictError, MessageSessionBusy)
+				return c, eff, conflict(CodeConflictError, MessageSessionBusy)
 			}
-			newTurn = e.openTurn(&s, w, [][]session.ContentPart{in.Message})
+			newTurn = e.openTurn(s, w, [][]session.ContentPart{in.Message})
 			active = newTurn
 			sessionChanged = true
 		case session.InputCancel:
@@ -195,11 +253,9 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 			}
 			var unfinished []session.Item
 			if active != newTurn {
-				if unfinished, err = e.unfinishedItems(ctx, s.ID, active.ID); err != nil {
-					return eff, err
-				}
+				unfinished = b.unfinished
 			}
-			e.cancelTurn(&s, w, active, unfinished)
+			e.cancelTurn(s, w, active, unfinished)
 			changedTurns[active.ID] = true
 			sessionChanged = true
 			if active == newTurn {
@@ -215,25 +271,19 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 				eff.redrive = nil
 			}
 		default:
-			return eff, invalid("events", "Unsupported input event type.")
+			return c, eff, invalid("events", "Unsupported input event type.")
 		}
 	}
-
 	if sessionChanged || len(w.events) > 0 || len(w.items) > 0 {
-		c.Session, c.SessionVersion = &s, s.Version
+		c.Session, c.SessionVersion = s, s.Version
 	}
 	c.Items, c.Events = w.items, w.events
 	for id := range changedTurns {
-		t := turns[id]
-		if t == nil { // a turn opened and cancelled in this batch
-			continue
+		if t := b.turns[id]; t != nil { // nil: a turn opened and cancelled in this batch
+			c.Turns = append(c.Turns, TurnWrite{Turn: *t, Version: t.Version})
 		}
-		c.Turns = append(c.Turns, TurnWrite{Turn: *t, Version: t.Version})
 	}
 	if newTurn != nil {
-		if err := e.checkDispatch(ctx, *newTurn); err != nil {
-			return effects{}, err
-		}
 		c.Turns = append(c.Turns, TurnWrite{Turn: *newTurn, Unstarted: true})
 		eff.start = newTurn
 	}
@@ -241,16 +291,7 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 		// The batch opened and cancelled a turn: write it once, already cancelled, never started.
 		c.Turns = append(c.Turns, TurnWrite{Turn: *cancelledNew})
 	}
-	if scoped != "" {
-		c.Idempotency = &Idempotency{Key: scoped, RequestHash: hash, CreatedAt: e.now()}
-	}
-	if c.Session == nil && len(c.Turns) == 0 && len(c.Results) == 0 && c.Idempotency == nil {
-		return eff, nil // only identical retries and no-op cancels
-	}
-	if err := e.commit(ctx, c); err != nil {
-		return effects{}, err
-	}
-	return eff, nil
+	return c, eff, nil
 }
 
 // cancelTurn ends the active turn as cancelled: an interim session.in_progress, item.done (incomplete) for each of

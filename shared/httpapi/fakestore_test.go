@@ -234,9 +234,9 @@ func (f *fakeStore) GetIdempotency(_ context.Context, key string) (engine.Idempo
 	return r, nil
 }
 
-func (f *fakeStore) MarkedTurns(context.Context, session.Mark, func(session.Turn) error) error { return nil }
-
-
+func (f *fakeStore) MarkedTurns(context.Context, session.Mark, func(session.Turn) error) error {
+	return nil
+}
 
 func (f *fakeStore) MarkStarted(context.Context, string, string, string) error { return nil }
 

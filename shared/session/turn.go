@@ -55,7 +55,7 @@ type Turn struct {
 	// ClaimedToken is the task token the current claim is for ("" = none): a claim holds only for that token
 	// (lifecycle.go, ClaimResume).
 	ClaimedToken string
-	ExecutionARN    string
+	ExecutionARN string
 	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
 	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
 	// Baton.RuntimeIncapable. Nil for turns written before the field existed: no requirement is checked.
