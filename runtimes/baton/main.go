@@ -29,7 +29,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	deps, err := setup.Load(ctx)
+	deps, err := setup.FromEnvironment(ctx, setup.Runtime, nil)
 	if err != nil {
 		slog.Error("setup", "error", err)
 		os.Exit(1)

@@ -13,13 +13,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/lambdahttp"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
-	"github.com/baton-run/baton/shared/setup"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -80,17 +78,7 @@ func (r *replayer) api(h http.Handler, rel string, wantStatus int) map[string]an
 func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 	st := stack.Shared(t)
 	ctx := context.Background()
-	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": st.SFNURL} {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := setup.ConfigFromEnv()
-	cfg.Table, cfg.StateMachineARN = st.Table, st.StateMachineARN
-	deps := setup.New(cfg, awsCfg, nil)
+	deps := stack.Deps(st, nil)
 	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: st.AdminKey})
 	root, _ := filepath.Abs("../../..")
 	r := &replayer{t: t, root: root, vars: map[string]string{}}
