@@ -11,6 +11,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // NewSession is a Session creation request after protocol validation (spec/agents-api-wire.md §3.4).
@@ -261,7 +262,7 @@ func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, erro
 		if err != nil || !ended {
 			continue
 		}
-		if _, err := e.Settle(ctx, t.SessionID, t.ID, json.RawMessage(`{"Error":"Baton.ExecutionEnded","Cause":"the turn's execution ended without settling it"}`)); err != nil {
+		if _, err := e.Settle(ctx, t.SessionID, t.ID, statemachine.RunOutcome{Error: statemachine.ErrorExecutionEnded, Cause: "the turn's execution ended without settling it"}); err != nil {
 			slog.ErrorContext(ctx, "reconcile ended execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/lambdahttp"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
+	"github.com/baton-run/baton/shared/statemachine"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -160,7 +161,7 @@ func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 	r.vars["TaskToken"] = "stray-token"
 	invoke(t, sfn.ParkHandler(deps.Engine), r.load("park/park.json"))
 	for _, c := range []string{"settle/completed.json", "settle/failed.json"} {
-		var out sfn.SettleOutput
+		var out statemachine.SettleOutput
 		if err := json.Unmarshal(invoke(t, sfn.SettleHandler(deps.Engine), r.load(c)), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 			t.Errorf("%s on a completed turn: status %q, want completed (terminal states are kept)", c, out.Status)
 		}
 	}
-	var rec sfn.ReconcileOutput
+	var rec statemachine.ReconcileOutput
 	if err := json.Unmarshal(invoke(t, sfn.ReconcileHandler(deps.Engine, time.Minute), r.load("reconcile/scheduled.json")), &rec); err != nil {
 		t.Fatal(err)
 	}
