@@ -6,20 +6,20 @@ package main
 import (
 	"context"
 	"log"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/setup"
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.API, admission.Execution{})
 	if err != nil {
 		log.Fatalf("api: %v", err)
 	}
-	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY")})
+	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: deps.Config.AdminKey})
 	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Page selects one page of a list: After is the id of the last element of the previous page ("" = from the
@@ -125,20 +126,12 @@ type Orchestrator interface {
 	StopTurn(ctx context.Context, executionARN, cause string) error
 }
 
-// TurnExecution is the state machine input for one turn (docs/internals.md "The turn state machine").
-type TurnExecution struct {
-	SessionID string   `json:"session_id"`
-	TurnID    string   `json:"turn_id"`
-	Harness   string   `json:"harness"`
-	Timeouts  Timeouts `json:"timeouts"`
-}
+// TurnExecution is the state machine input for one turn, defined with the rest of the state machine's contract
+// (statemachine.ExecutionInput, docs/internals.md "The turn state machine").
+type TurnExecution = statemachine.ExecutionInput
 
-// Timeouts of a turn's tasks, in seconds.
-type Timeouts struct {
-	RunSeconds       int `json:"run_seconds"`
-	HeartbeatSeconds int `json:"heartbeat_seconds"`
-	AwaitSeconds     int `json:"await_seconds"`
-}
+// Timeouts of a turn's tasks, in seconds (statemachine.Timeouts).
+type Timeouts = statemachine.Timeouts
 
 // Admission qualifies a Session's effective configuration for execution before anything is written
 // (seeds/000 "Admission"). It returns an *Error (400 unsupported_or_invalid_configuration or

@@ -11,6 +11,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // NewSession is a Session creation request after protocol validation (spec/agents-api-wire.md §3.4).
@@ -283,7 +284,7 @@ func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.
 		return false, err
 	}
 	if ended {
-		if _, err := e.Settle(ctx, t.SessionID, t.ID, json.RawMessage(`{"Error":"Baton.ExecutionEnded","Cause":"the turn's execution ended without settling it"}`)); err != nil {
+		if _, err := e.Settle(ctx, t.SessionID, t.ID, statemachine.RunOutcome{Error: statemachine.ErrorExecutionEnded, Cause: "the turn's execution ended without settling it"}); err != nil {
 			return false, err
 		}
 		return true, nil

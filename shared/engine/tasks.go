@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Park stores the task token of a turn's AwaitResults state for the given round (the Park function,
@@ -47,27 +47,14 @@ func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, 
 	}
 }
 
-// RunOutcome is what the Run state hands to Settle: the activity's output ({"status":"completed"}) or the
-// Catch's error object ({"Error","Cause"}).
-type RunOutcome struct {
-	Status string `json:"status"`
-	Error  string `json:"Error"`
-	Cause  string `json:"Cause"`
-}
-
 // Settle commits a turn's terminal state (the Settle function, docs/internals.md) and returns it:
 // "completed" after a successful run (events turn.completed with usage, then session.idle), otherwise "failed"
-// (events turn.failed, then session.failed; unfinished items become incomplete; the Session stays usable). A turn
-// that is already terminal (e.g. cancelled) keeps its state and Settle returns it unchanged.
-func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run json.RawMessage) (string, error) {
-	var out RunOutcome
-	if len(run) > 0 && string(run) != "null" {
-		if err := json.Unmarshal(run, &out); err != nil {
-			return "", fmt.Errorf("settle turn %s: decode run outcome: %w", turnID, err)
-		}
-	}
+// (events turn.failed, then session.failed; unfinished items become incomplete; the Session stays usable). run is
+// the state machine's $.run (statemachine.RunOutcome). A turn that is already terminal (e.g. cancelled) keeps its
+// state and Settle returns it unchanged.
+func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run statemachine.RunOutcome) (string, error) {
 	for attempt := 0; ; attempt++ {
-		status, err := e.settleOnce(ctx, sessionID, turnID, out)
+		status, err := e.settleOnce(ctx, sessionID, turnID, run)
 		if isConflict(err) && attempt < maxCommitAttempts {
 			continue
 		}
@@ -75,7 +62,7 @@ func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run json.
 	}
 }
 
-func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out RunOutcome) (string, error) {
+func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out statemachine.RunOutcome) (string, error) {
 	s, err := e.store.GetSession(ctx, sessionID)
 	if err != nil {
 		return "", err

@@ -12,6 +12,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Kind is the harness kind this package implements (DESIGN Decision 2).
@@ -66,18 +67,15 @@ func JobOf(r *engine.Run) Job {
 // task with a *ModelError.
 const MaxSteps = 32
 
-// Outcome statuses (the activity output's `status`, docs/internals.md).
+// Outcome statuses (the activity output's `status`, statemachine.StatusCompleted and StatusRequiresAction).
 const (
-	StatusCompleted      = "completed"
-	StatusRequiresAction = "requires_action"
+	StatusCompleted      = statemachine.StatusCompleted
+	StatusRequiresAction = statemachine.StatusRequiresAction
 )
 
-// Outcome is the activity task's output: {"status":"completed"} or {"status":"requires_action","round":n}, where
-// round is the turn's round the calls were requested in (1-based).
-type Outcome struct {
-	Status string `json:"status"`
-	Round  int    `json:"round,omitempty"`
-}
+// Outcome is the activity task's output, statemachine.ActivityOutput: {"status":"completed"} or
+// {"status":"requires_action","round":n}, where round is the turn's round the calls were requested in (1-based).
+type Outcome = statemachine.ActivityOutput
 
 // Run performs one activity task of a turn: the agent loop from the current history until the turn needs the
 // caller (function calls) or ends.

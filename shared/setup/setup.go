@@ -4,90 +4,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
 	"github.com/baton-run/baton/shared/store/dynamo"
 )
-
-// Config is Baton's configuration (docs/internals.md "Processes and ports"). Timeouts are in seconds.
-type Config struct {
-	Table           string
-	StateMachineARN string
-	ActivityARN     string
-	HarnessKind     string
-	RuntimeID       string
-	AdminKey        string
-	Timeouts        engine.Timeouts
-	// RuntimeShutdownGraceSeconds (runtime) bounds how long in-flight tasks may finish after SIGTERM before they are
-	// failed (BATON_SHUTDOWN_GRACE_SECONDS; 0 = the runtime's default, 25 s, under ECS's 30 s stop timeout).
-	RuntimeShutdownGraceSeconds int
-	// RuntimeCapabilities (runtime) restricts what a runtime advertises: BATON_RUNTIME_CAPABILITIES, a
-	// comma-separated list of spec/agents-api-rules.md §5.3 names; nil (unset) = everything its harness supports.
-	// Meant for tests and rolling updates: a runtime never advertises what it does not serve.
-	RuntimeCapabilities []string
-}
-
-// Local defaults: the names the local stack uses (docs/internals.md "Local ARNs and names").
-const (
-	DefaultTable           = "baton"
-	DefaultStateMachineARN = "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
-	DefaultActivityARN     = "arn:aws:states:us-east-1:000000000000:activity:BatonActivity"
-	DefaultAdminKey        = "baton-local-admin"
-)
-
-// ConfigFromEnv reads Config from BATON_* variables, with local defaults for unset ones.
-func ConfigFromEnv() Config {
-	return Config{
-		Table:                       env("BATON_TABLE", DefaultTable),
-		StateMachineARN:             env("BATON_STATE_MACHINE_ARN", DefaultStateMachineARN),
-		ActivityARN:                 env("BATON_ACTIVITY_ARN", DefaultActivityARN),
-		HarnessKind:                 env("BATON_HARNESS_KIND", "baton"),
-		RuntimeID:                   os.Getenv("BATON_RUNTIME_ID"),
-		AdminKey:                    env("BATON_ADMIN_KEY", DefaultAdminKey),
-		RuntimeCapabilities:         envList("BATON_RUNTIME_CAPABILITIES"),
-		RuntimeShutdownGraceSeconds: envInt("BATON_SHUTDOWN_GRACE_SECONDS", 0),
-		Timeouts: engine.Timeouts{
-			RunSeconds:       envInt("BATON_RUN_TIMEOUT_SECONDS", engine.DefaultTimeouts.RunSeconds),
-			HeartbeatSeconds: envInt("BATON_HEARTBEAT_SECONDS", engine.DefaultTimeouts.HeartbeatSeconds),
-			AwaitSeconds:     envInt("BATON_AWAIT_TIMEOUT_SECONDS", engine.DefaultTimeouts.AwaitSeconds),
-		},
-	}
-}
-
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-// envList splits a comma-separated variable into its trimmed, non-empty entries; nil when unset or empty.
-func envList(name string) []string {
-	var out []string
-	for _, s := range strings.Split(os.Getenv(name), ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
-}
 
 // Deps are the built components.
 type Deps struct {
@@ -100,28 +27,42 @@ type Deps struct {
 	Engine       *engine.Engine
 }
 
-// Load builds Deps from the environment and the AWS default configuration chain (which honours
-// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SFN). Every AWS request is counted by metrics.Middleware.
-func Load(ctx context.Context) (*Deps, error) {
+// FromEnvironment is how a deployed process starts: Load(os.Getenv, c), the AWS SDK's default configuration chain
+// (region, credentials, AWS_ENDPOINT_URL_*), then New. adm is the Session admission port: admission.Execution{}
+// in the processes that create Sessions (API, Stream), nil elsewhere, so the task functions do not link admission.
+// Errors: the *ConfigError of Load, or the AWS configuration's error.
+func FromEnvironment(ctx context.Context, c Component, adm engine.Admission) (*Deps, error) {
+	cfg, err := Load(os.Getenv, c)
+	if err != nil {
+		return nil, err
+	}
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	return New(ConfigFromEnv(), awsCfg, admission.Execution{}), nil
+	return New(cfg, awsCfg, adm), nil
 }
 
-// New builds Deps from explicit configuration. adm is the Session admission port (admission.Execution{},
-// Stage B of spec/agents-api-rules.md §3); nil admits every configuration. The engine always requires a live
-// capable runtime before it opens a Turn (engine.Options.RequireLiveRuntime).
+// New builds Deps from explicit configuration: DynamoDB and Step Functions clients from awsCfg (cfg.Endpoints
+// override their endpoints), the store on cfg.Table, the orchestrator on cfg.StateMachineARN and the engine. adm
+// is the Session admission port (admission.Execution{}, docs/internals.md); nil admits every configuration. The
+// engine always requires a live capable runtime before it opens a Turn (engine.Options.RequireLiveRuntime). Every
+// AWS request is counted by metrics.Middleware.
 func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	awsCfg = awsCfg.Copy()
 	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
 	db := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-		// DynamoDB Local's error bodies fail the checksum check; the results are correct either way
-		// (spec/local-infra.md §2).
+		// DynamoDB Local's error bodies fail the checksum check; the results are correct either way.
 		o.DisableValidateResponseChecksum = true
+		if cfg.Endpoints.DynamoDB != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoints.DynamoDB)
+		}
 	})
-	sf := awssfn.NewFromConfig(awsCfg)
+	sf := awssfn.NewFromConfig(awsCfg, func(o *awssfn.Options) {
+		if cfg.Endpoints.SFN != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoints.SFN)
+		}
+	})
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true})

@@ -15,6 +15,8 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/admission",
 	"github.com/baton-run/baton/shared/harness",
 	"github.com/baton-run/baton/shared/harness/scripted",
+	"github.com/baton-run/baton/shared/script",
+	"github.com/baton-run/baton/shared/statemachine",
 }
 
 var forbiddenPrefixes = []string{

@@ -27,7 +27,7 @@ func main() {
 	flag.StringVar(&cfg.SFNAddr, "sfn", envOr("BATON_SFN_ADDR", launcher.DefaultSFNAddr), "Step Functions endpoint listen address")
 	flag.IntVar(&cfg.DynamoDBPort, "dynamodb-port", launcher.DefaultDynamoDBPort, "DynamoDB Local port (0 = free port)")
 	flag.StringVar(&cfg.APIKey, "api-key", envOr("BATON_LOCAL_API_KEY", launcher.DefaultAPIKey), "API key provisioned for the local project")
-	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", "baton-local-admin"), "admin API key")
+	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", launcher.DefaultAdminKey), "admin API key")
 	flag.StringVar(&cfg.RuntimeBin, "runtime-bin", "bin/baton-runtime", "baton runtime binary")
 	flag.IntVar(&cfg.Runtimes, "runtimes", 1, "number of baton runtimes to start")
 	flag.IntVar(&cfg.Timeouts.HeartbeatSeconds, "heartbeat-seconds", engine.DefaultTimeouts.HeartbeatSeconds, "activity heartbeat timeout")

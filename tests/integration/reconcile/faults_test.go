@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/baton-run/baton/shared/engine"
@@ -87,19 +87,11 @@ func resultEvent(turnID, callID string) map[string]any {
 }
 
 // inProcessEngine is an engine on the stack's table whose Step Functions requests go to sfnURL.
-func inProcessEngine(t *testing.T, ctx context.Context, st *stack.Stack, sfnURL string) *engine.Engine {
+func inProcessEngine(t *testing.T, st *stack.Stack, sfnURL string) *engine.Engine {
 	t.Helper()
-	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": sfnURL} {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := setup.ConfigFromEnv()
-	cfg.Table, cfg.StateMachineARN = st.Table, st.StateMachineARN
-	return setup.New(cfg, awsCfg, nil).Engine
+	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	return setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
+		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: sfnURL}}, awsCfg, nil).Engine
 }
 
 func stopExecution(t *testing.T, ctx context.Context, st *stack.Stack, turnID string) {
@@ -123,7 +115,7 @@ func TestAResultAcceptedAfterTheExecutionEndedDoesNotStrandTheSession(t *testing
 	if r := st.Do(t, "POST", "/v1/agents/sessions/"+sessionID+"/events", resultEvent(turnID, callID), nil); r.Status != 202 {
 		t.Fatalf("tool result: %d %s", r.Status, r.Body)
 	}
-	eng := inProcessEngine(t, ctx, st, st.SFNURL)
+	eng := inProcessEngine(t, st, st.SFNURL)
 	if _, err := eng.Reconcile(ctx, 0); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}
@@ -182,14 +174,14 @@ func TestAFailedResumeIsRepaired(t *testing.T) {
 	var project string
 	{
 		var err error
-		eng := inProcessEngine(t, ctx, st, st.SFNURL)
+		eng := inProcessEngine(t, st, st.SFNURL)
 		if project, err = eng.Authenticate(ctx, st.APIKey); err != nil {
 			t.Fatal(err)
 		}
 	}
 	proxy := newFaultySFN(t, st.SFNURL)
 	proxy.failing.Store(true)
-	eng := inProcessEngine(t, ctx, st, proxy.srv.URL)
+	eng := inProcessEngine(t, st, proxy.srv.URL)
 	in := []session.Input{{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: turnID, CallID: callID, Success: true, Output: json.RawMessage(`"42"`)}}}
 	if err := eng.PostEvents(ctx, project, sessionID, in, "", ""); err != nil {
 		t.Fatalf("post the result: %v", err)
@@ -249,7 +241,7 @@ func TestTheReconcilerSeesEveryMarkedTurn(t *testing.T) {
 	}
 	sessionID, turnID, _ := parkedSession(t, ctx, st, agentID) // the newest: last in the index
 	stopExecution(t, ctx, st, turnID)
-	eng := inProcessEngine(t, ctx, st, st.SFNURL)
+	eng := inProcessEngine(t, st, st.SFNURL)
 	if _, err := eng.Reconcile(ctx, 0); err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}

@@ -1,4 +1,4 @@
-package scripted
+package script
 
 import (
 	"bytes"
@@ -210,6 +210,26 @@ func walkStrings(v any, f func(string) (string, error)) error {
 		}
 	}
 	return nil
+}
+
+// DecodeArguments decodes a call's arguments: absent or null → an empty object; anything but an object is an
+// error ("must be a JSON object"). Numbers keep their exact text (json.Number).
+func DecodeArguments(raw json.RawMessage) (map[string]any, error) {
+	return decodeArguments(raw)
+}
+
+// RenderArguments renders a call's arguments for one step: every string inside the decoded object is executed as
+// a template over data (Render); the result is the object as JSON. Errors: the arguments are not an object, or a
+// template fails (the message names the member, e.g. "a.b: no tool result of function \"x\" in this turn").
+func RenderArguments(raw json.RawMessage, data *Data) (json.RawMessage, error) {
+	args, err := decodeArguments(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := walkStrings(args, func(s string) (string, error) { return Render(s, data) }); err != nil {
+		return nil, err
+	}
+	return json.Marshal(args)
 }
 
 // checkTemplate parses a template with placeholder functions to report syntax errors at parse time.
