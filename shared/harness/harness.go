@@ -52,6 +52,12 @@ type Job struct {
 	// MCP connects the configuration's HTTP MCP servers; nil means this runtime has no MCP client (every MCP
 	// server is then unavailable, and a required one fails the run).
 	MCP MCPConnector
+	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
+	// none can be resolved: a server whose headers hold a reference fails to connect with ErrNoCredentialResolver.
+	Credentials CredentialResolver
+	// Builtins are the builtin tool implementations this runtime hosts, by name (BuiltinToolNames); nil = none, so
+	// no builtin tool is offered even when the configuration asks for them.
+	Builtins map[string]BuiltinTool
 	// Logger receives operational logs (an optional MCP server that is unavailable); nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -119,12 +125,16 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer tb.close()
+	log := job.Logger
+	if log == nil {
+		log = slog.Default()
+	}
 	for n := 0; ; n++ {
 		if n == MaxSteps {
 			return Outcome{}, &ModelError{Cause: fmt.Sprintf("the model called harness tools in %d consecutive steps without finishing", MaxSteps)}
 		}
 		req.Tools = tb.offered()
-		out, more, err := runStep(ctx, job.Journal, model, req, tb, validator)
+		out, more, err := runStep(ctx, job.Journal, log, model, req, tb, validator)
 		if err != nil || more == nil {
 			return out, err
 		}
@@ -134,13 +144,13 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 
 // runStep streams one response and acts on it. It returns the outcome when the activity task ends, or the
 // messages to append (the assistant's calls and their results) when the loop continues.
-func runStep(ctx context.Context, j Journal, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
+func runStep(ctx context.Context, j Journal, log *slog.Logger, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
 	st, err := model.Stream(ctx, req)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
 	defer st.Close()
-	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req)}
+	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req), log: log}
 	for {
 		p, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -174,6 +184,7 @@ type step struct {
 	calls      []Call
 	nextCallID func() string
 	usage      *session.Usage
+	log        *slog.Logger
 }
 
 func (s *step) take(p Part) error {
@@ -322,22 +333,9 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 	if err := s.flush(session.PhaseCommentary); err != nil {
 		return Outcome{}, nil, err
 	}
-	var functions []engine.PendingCall
-	var results []Result
-	for _, c := range s.calls {
-		switch tb.kind(c.Name) {
-		case callFunction:
-			functions = append(functions, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-		case callSearch:
-			text, isErr := tb.searchTools(c.Arguments)
-			results = append(results, Result{CallID: c.ID, Name: c.Name, Output: text, IsError: isErr})
-		case callMCP:
-			r, err := s.callMCP(tb.mcp[c.Name], c)
-			if err != nil {
-				return Outcome{}, nil, err
-			}
-			results = append(results, r)
-		}
+	results, functions, err := s.runCalls(tb, s.calls)
+	if err != nil {
+		return Outcome{}, nil, err
 	}
 	if len(functions) > 0 {
 		round, err := s.j.RequestCalls(s.ctx, functions)
@@ -350,6 +348,80 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 		{Role: RoleAssistant, Text: s.said.String(), Calls: s.calls},
 		{Role: RoleTool, Results: results},
 	}, nil
+}
+
+// runCalls executes the calls of one response that belong to the harness, in model order, and collects the
+// function calls for the caller (docs/tools.md "Order of tool calls"): tool_search, MCP and builtin tools run
+// here; a call of a tool the request did not offer is never run and never handed to the caller — it gets an
+// error result (and, when its name belongs to a declared MCP server, a failed mcp_call item).
+func (s *step) runCalls(tb *toolbox, calls []Call) ([]Result, []engine.PendingCall, error) {
+	var functions []engine.PendingCall
+	var results []Result
+	for _, c := range calls {
+		switch tb.kind(c.Name) {
+		case callFunction:
+			functions = append(functions, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		case callSearch:
+			text, isErr := tb.searchTools(c.Arguments)
+			results = append(results, Result{CallID: c.ID, Name: c.Name, Output: text, IsError: isErr})
+		case callMCP:
+			r, err := s.callMCP(tb.mcp[c.Name], c)
+			if err != nil {
+				return nil, nil, err
+			}
+			results = append(results, r)
+		case callBuiltin:
+			results = append(results, s.callBuiltin(tb.builtins[c.Name], c))
+		case callUnoffered:
+			r, err := s.rejectCall(tb, c)
+			if err != nil {
+				return nil, nil, err
+			}
+			results = append(results, r)
+		}
+	}
+	return results, functions, nil
+}
+
+// rejectCall answers a call of a tool the request did not offer with an error result the model reads. A name
+// that belongs to a declared MCP server (tb.mcpRefOf) is journaled as an mcp_call item with status failed and
+// that error; any other name leaves no item (like tool_search, it lives only in the activity task's conversation)
+// and is logged.
+func (s *step) rejectCall(tb *toolbox, c Call) (Result, error) {
+	msg := fmt.Sprintf("tool %q is not available: it was not offered in this request (not declared, not allowed, not loaded yet, or its server is unavailable). Call only the offered tools.", c.Name)
+	if ref, ok := tb.mcpRefOf(c.Name); ok {
+		msg = fmt.Sprintf("MCP tool %q of server %q is not available: it was not offered in this request (not allowed, not listed by the server, or the server is unavailable). Call only the offered tools.", ref.name, ref.label)
+		if err := s.failedMCPCall(ref, c, msg); err != nil {
+			return Result{}, err
+		}
+	} else {
+		s.log.Warn("the model called a tool that was not offered; it got an error result", "tool", c.Name, "call_id", c.ID)
+	}
+	return Result{CallID: c.ID, Name: c.Name, Output: msg, IsError: true}, nil
+}
+
+// failedMCPCall journals an mcp_call item that never reached the server: item.added in_progress, then item.done
+// failed with error msg.
+func (s *step) failedMCPCall(ref mcpRef, c Call, msg string) error {
+	id, err := s.j.StartMCPCall(s.ctx, engine.MCPCall{CallID: c.ID, ServerLabel: ref.label, Name: ref.name, Arguments: c.Arguments})
+	if err != nil {
+		return fmt.Errorf("start mcp call: %w", err)
+	}
+	errValue, _ := json.Marshal(msg)
+	if err := s.j.FinishMCPCall(s.ctx, id, nil, errValue, true); err != nil {
+		return fmt.Errorf("finish mcp call: %w", err)
+	}
+	return nil
+}
+
+// callBuiltin runs an offered builtin tool. It journals no item: the builtin tools' items belong to their
+// implementation (docs/tools.md "Builtin tools").
+func (s *step) callBuiltin(b BuiltinTool, c Call) Result {
+	out, isErr, err := b.Call(s.ctx, c.Arguments)
+	if err != nil {
+		return Result{CallID: c.ID, Name: c.Name, Output: fmt.Sprintf("tool %q failed: %v", c.Name, err), IsError: true}
+	}
+	return Result{CallID: c.ID, Name: c.Name, Output: out, IsError: isErr}
 }
 
 // endStructured validates the held final answer and publishes it as one final_answer message with one delta.
@@ -376,6 +448,13 @@ func (s *step) endStructured(v *outputValidator) (Outcome, []Message, error) {
 // result with isError: error = its output; a failed call: error = "MCP error: …", output null). The model reads
 // the output, or the error text with IsError set.
 func (s *step) callMCP(t mcpTool, c Call) (Result, error) {
+	if err := checkArguments(t.schema, c.Arguments); err != nil {
+		msg := fmt.Sprintf("MCP tool %q of server %q was not called: %v", t.name, t.label, err)
+		if err := s.failedMCPCall(mcpRef{t.label, t.name}, c, msg); err != nil {
+			return Result{}, err
+		}
+		return Result{CallID: c.ID, Name: c.Name, Output: msg, IsError: true}, nil
+	}
 	id, err := s.j.StartMCPCall(s.ctx, engine.MCPCall{CallID: c.ID, ServerLabel: t.label, Name: t.name, Arguments: c.Arguments})
 	if err != nil {
 		return Result{}, fmt.Errorf("start mcp call: %w", err)
