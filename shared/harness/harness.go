@@ -27,8 +27,9 @@ type Journal interface {
 	AppendText(ctx context.Context, itemID, delta string) error
 	// FinishMessage completes an open message with its whole text.
 	FinishMessage(ctx context.Context, itemID, text string) error
-	// RequestCalls parks the turn on the calls, in order, and returns the new round.
-	RequestCalls(ctx context.Context, calls []engine.PendingCall) (int, error)
+	// RequestCalls parks the turn on the calls, in order, stores the queued calls that follow them in the model's
+	// response (Job.Queued of the run that resumes the round), and returns the new round.
+	RequestCalls(ctx context.Context, calls []engine.PendingCall, queued ...engine.PendingCall) (int, error)
 	// RecordUsage adds the step's token usage to the turn.
 	RecordUsage(ctx context.Context, u session.Usage) error
 	// StartMCPCall appends an in_progress mcp_call item (the harness is about to call the tool) and returns its id.
@@ -52,6 +53,10 @@ type Job struct {
 	// MCP connects the configuration's HTTP MCP servers; nil means this runtime has no MCP client (every MCP
 	// server is then unavailable, and a required one fails the run).
 	MCP MCPConnector
+	// Queued are the calls of the response that parked the previous round which follow its function calls
+	// (engine.Run.Queued): Run runs them, in model order, before asking the model again (docs/tools.md "Order of
+	// tool calls"). Nil = none.
+	Queued []engine.PendingCall
 	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
 	// none can be resolved: a server whose headers hold a reference fails to connect with ErrNoCredentialResolver.
 	Credentials CredentialResolver
@@ -64,7 +69,7 @@ type Job struct {
 
 // JobOf returns the Job of a begun engine run (without an MCP connector; the runtime sets Job.MCP).
 func JobOf(r *engine.Run) Job {
-	return Job{TurnID: r.Turn.ID, Config: r.Session.Snapshot.Config, History: r.History, Journal: r}
+	return Job{TurnID: r.Turn.ID, Config: r.Session.Snapshot.Config, History: r.History, Journal: r, Queued: r.Queued}
 }
 
 // MaxSteps bounds the model steps of one activity task (steps whose calls all run in the harness — MCP tools and
@@ -128,6 +133,17 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	log := job.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if len(job.Queued) > 0 {
+		req.Tools = tb.offered()
+		out, more, err := runQueued(ctx, job.Journal, log, tb, job.Queued, job.History)
+		if err != nil || out != nil {
+			if out == nil {
+				return Outcome{}, err
+			}
+			return *out, err
+		}
+		req.Messages = append(req.Messages, more...)
 	}
 	for n := 0; ; n++ {
 		if n == MaxSteps {
@@ -333,16 +349,12 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 	if err := s.flush(session.PhaseCommentary); err != nil {
 		return Outcome{}, nil, err
 	}
-	results, functions, err := s.runCalls(tb, s.calls)
+	results, functions, rest, err := s.runCalls(tb, s.calls)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
 	if len(functions) > 0 {
-		round, err := s.j.RequestCalls(s.ctx, functions)
-		if err != nil {
-			return Outcome{}, nil, fmt.Errorf("request calls: %w", err)
-		}
-		return Outcome{Status: StatusRequiresAction, Round: round}, nil, nil
+		return s.park(functions, rest)
 	}
 	return Outcome{}, []Message{
 		{Role: RoleAssistant, Text: s.said.String(), Calls: s.calls},
@@ -350,15 +362,33 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 	}, nil
 }
 
-// runCalls executes the calls of one response that belong to the harness, in model order, and collects the
-// function calls for the caller (docs/tools.md "Order of tool calls"): tool_search, MCP and builtin tools run
-// here; a call of a tool the request did not offer is never run and never handed to the caller — it gets an
-// error result (and, when its name belongs to a declared MCP server, a failed mcp_call item).
-func (s *step) runCalls(tb *toolbox, calls []Call) ([]Result, []engine.PendingCall, error) {
-	var functions []engine.PendingCall
-	var results []Result
-	for _, c := range calls {
-		switch tb.kind(c.Name) {
+// park requests the function calls and queues the calls that follow them in the response; the activity task
+// ends with requires_action.
+func (s *step) park(functions []engine.PendingCall, rest []Call) (Outcome, []Message, error) {
+	queued := make([]engine.PendingCall, 0, len(rest))
+	for _, c := range rest {
+		queued = append(queued, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	round, err := s.j.RequestCalls(s.ctx, functions, queued...)
+	if err != nil {
+		return Outcome{}, nil, fmt.Errorf("request calls: %w", err)
+	}
+	return Outcome{Status: StatusRequiresAction, Round: round}, nil, nil
+}
+
+// runCalls executes the calls of one response in model order (docs/tools.md "Order of tool calls"):
+// tool_search, MCP and builtin tools run here; a call of a tool the request did not offer is never run and never
+// handed to the caller — it gets an error result (and, when its name belongs to a declared MCP server, a failed
+// mcp_call item). At the first function call it stops: functions are that call and the function calls directly
+// after it (handed to the caller together), rest the calls after those, unrun (queued until the results arrive).
+// results are those of the calls run, in order.
+func (s *step) runCalls(tb *toolbox, calls []Call) (results []Result, functions []engine.PendingCall, rest []Call, err error) {
+	for i, c := range calls {
+		k := tb.kind(c.Name)
+		if k != callFunction && len(functions) > 0 {
+			return results, functions, calls[i:], nil
+		}
+		switch k {
 		case callFunction:
 			functions = append(functions, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		case callSearch:
@@ -367,7 +397,7 @@ func (s *step) runCalls(tb *toolbox, calls []Call) ([]Result, []engine.PendingCa
 		case callMCP:
 			r, err := s.callMCP(tb.mcp[c.Name], c)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			results = append(results, r)
 		case callBuiltin:
@@ -375,12 +405,50 @@ func (s *step) runCalls(tb *toolbox, calls []Call) ([]Result, []engine.PendingCa
 		case callUnoffered:
 			r, err := s.rejectCall(tb, c)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			results = append(results, r)
 		}
 	}
-	return results, functions, nil
+	return results, functions, nil, nil
+}
+
+// runQueued continues the response that parked the previous round: it runs the queued calls (Job.Queued) in
+// order, skipping those whose mcp_call item the history already holds (a retried task), until the next function
+// call, where it parks again with the calls after it queued. Otherwise it returns the conversation messages of
+// the calls it ran — each shown as one assistant call followed by its result, as Conversation shows mcp_call
+// items — and the loop asks the model for the next step.
+func runQueued(ctx context.Context, j Journal, log *slog.Logger, tb *toolbox, queued []engine.PendingCall, history []session.Item) (*Outcome, []Message, error) {
+	done := map[string]bool{}
+	for _, it := range history {
+		if it.Type == session.ItemMCPCall && it.CallID != "" {
+			done[it.CallID] = true
+		}
+	}
+	var calls []Call
+	for _, q := range queued {
+		if !done[q.CallID] {
+			args := q.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			calls = append(calls, Call{ID: q.CallID, Name: q.Name, Arguments: args})
+		}
+	}
+	s := &step{ctx: ctx, j: j, log: log}
+	results, functions, rest, err := s.runCalls(tb, calls)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(functions) > 0 {
+		out, _, err := s.park(functions, rest)
+		return &out, nil, err
+	}
+	var more []Message
+	for i, r := range results {
+		more = append(more, Message{Role: RoleAssistant, Calls: []Call{calls[i]}}, Message{Role: RoleTool, Results: []Result{r}})
+	}
+	return nil, more, nil
 }
 
 // rejectCall answers a call of a tool the request did not offer with an error result the model reads. A name

@@ -70,7 +70,7 @@ func (j *journal) FinishMessage(_ context.Context, itemID, text string) error {
 	return nil
 }
 
-func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall) (int, error) {
+func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall, _ ...engine.PendingCall) (int, error) {
 	if err := j.fail("calls"); err != nil {
 		return 0, err
 	}
