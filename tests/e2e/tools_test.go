@@ -272,7 +272,8 @@ func TestToolOrderMCPInlineMCP(t *testing.T) {
 	}
 	ra := ev.Session.RequiredActions[0]
 	postEvents(t, ctx, client, sid, toolResult(ra.TurnID, ra.CallID, "b-result"))
-	rec.WaitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", ra.TurnID))
+	done := rec.WaitFor(t, at, "turn.completed", isTurnEvent("agent.session.turn.completed", ra.TurnID))
+	rec.WaitFor(t, done, "agent.session.idle", isType("agent.session.idle"))
 	events := turnWindow(t, rec.Snapshot(), ra.TurnID)
 	order := regexp.MustCompile(`^turn\.created item\.added\(message/user\) in_progress turn\.in_progress ` +
 		`item\.added\(mcp_call\) item\.done\(mcp_call\) item\.added\(function_call\) item\.done\(function_call\) requires_action ` +
