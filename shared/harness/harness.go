@@ -93,21 +93,26 @@ type Outcome struct {
 // Run performs one activity task of a turn: the agent loop from the current history until the turn needs the
 // caller (function calls) or ends.
 //
-// At the start it builds the toolbox: eager functions, deferred functions already called in the Session,
-// tool_search (when declared; docs/tool-search.md) and the tools of the HTTP MCP servers it connects (filtered by
-// allowed_tools, named MCPToolName; a required server that fails to initialize fails the run with a *ConfigError
-// before anything is journaled). With text.format json_schema it compiles the schema once.
+// At the start it builds the toolbox (docs/tools.md): eager functions, deferred functions already called in the
+// Session, tool_search (when declared; docs/tool-search.md), builtin tools the runtime implements (when the
+// configuration asks for them) and the tools of the HTTP MCP servers it connects (filtered by allowed_tools, named
+// MCPToolName, input schemas compiled; a required server that fails to initialize fails the run with a
+// *ConfigError before anything is journaled) — all filtered by Controls.AllowedTools. With text.format
+// json_schema it compiles the schema once. Calls queued by the previous round (Job.Queued) run first.
 //
 // Each step streams one model response into the journal. Every call gets a Core call id unique within the Session
 // ("call_<turn id without its prefix>_<n>", see callIDs); the provider's own id is dropped. Text deltas become one assistant message per run of text;
 // a message's phase is commentary when the response also calls tools and final_answer otherwise (streamed live when
 // the provider declares the phase, held back until it is known when it does not, see Part.Phase). Usage parts are
-// summed and recorded before the calls or the final message are committed. Then:
-//   - calls of MCP tools run in the harness, in call order, each journaled as an mcp_call item (item.added
-//     in_progress, then item.done completed or failed); tool_search calls run in the harness and are not
-//     journaled (Core invents no tool-search item);
-//   - when the response also has function calls, the journal parks the turn on them (in call order) and Run returns
-//     requires_action and the round; otherwise the calls' results join the conversation and the next step runs;
+// summed and recorded before the calls or the final message are committed. Then the calls run in model order:
+//   - calls of MCP tools run in the harness, each journaled as an mcp_call item (item.added in_progress, then
+//     item.done completed or failed; arguments byte for byte, checked against the tool's input schema first);
+//     tool_search and builtin calls run in the harness and are not journaled;
+//   - a call of a tool the request did not offer is never run and never handed to the caller: the model gets an
+//     error result (a failed mcp_call item when the name belongs to a declared MCP server);
+//   - at the first function call, the journal parks the turn on it and the function calls directly after it, the
+//     calls after those are queued for the resume, and Run returns requires_action and the round; without
+//     function calls the results join the conversation and the next step runs;
 //   - a response without calls completes the turn. With a json_schema the final text is held back, validated
 //     (a *StructuredOutputError when invalid, nothing journaled) and published as one final_answer message with one
 //     delta, unchanged.
