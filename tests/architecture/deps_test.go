@@ -15,6 +15,7 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/admission",
 	"github.com/baton-run/baton/shared/harness",
 	"github.com/baton-run/baton/shared/harness/scripted",
+	"github.com/baton-run/baton/shared/toolpattern",
 }
 
 var forbiddenPrefixes = []string{
