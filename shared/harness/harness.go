@@ -412,6 +412,10 @@ func (s *step) runCalls(tb *toolbox, calls []Call) (results []Result, functions 
 			if err != nil {
 				return nil, nil, nil, err
 			}
+			// The conversation sent back to the provider names the call in a form the provider accepts (a
+			// hallucinated name such as "functions.lookup" would make it reject the next request).
+			calls[i].Name = providerSafe(c.Name, c.Name)
+			r.Name = calls[i].Name
 			results = append(results, r)
 		}
 	}

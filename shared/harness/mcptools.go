@@ -32,11 +32,16 @@ var ProviderToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // model (or rebuilt from an mcp_call item of the history) resolves to the same (label, name); the harness keeps
 // the reverse mapping and items and events always carry the original names.
 func MCPToolName(label, name string) string {
-	n := label + MCPToolSeparator + name
+	return providerSafe(label+MCPToolSeparator+name, label+"\x00"+name)
+}
+
+// providerSafe returns n when it satisfies ProviderToolName, else n with every other byte replaced by "_", cut to
+// 53 bytes, plus "_" and the first 10 hex digits of the SHA-256 of key.
+func providerSafe(n, key string) string {
 	if ProviderToolName.MatchString(n) {
 		return n
 	}
-	sum := sha256.Sum256([]byte(label + "\x00" + name))
+	sum := sha256.Sum256([]byte(key))
 	suffix := "_" + hex.EncodeToString(sum[:])[:10]
 	var b strings.Builder
 	for i := 0; i < len(n) && b.Len() < 64-len(suffix); i++ {

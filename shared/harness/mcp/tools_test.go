@@ -548,3 +548,27 @@ func TestToolOrderPausesOnTheFirstFunctionAndQueuesTheRest(t *testing.T) {
 		t.Errorf("the retried task called the server %d more times", after-before)
 	}
 }
+
+func TestARejectedCallIsShownToTheProviderUnderASafeName(t *testing.T) {
+	t.Parallel()
+	r, err := runSteps(t, harness.Job{Config: toolsConfig(nil)}, calls("functions.lookup", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := r.model.requests[len(r.model.requests)-1]
+	var names []string
+	for _, m := range req.Messages {
+		for _, c := range m.Calls {
+			names = append(names, c.Name)
+		}
+		for _, res := range m.Results {
+			names = append(names, res.Name)
+			if !strings.HasPrefix(res.Output, `tool "functions.lookup" is not available`) {
+				t.Errorf("result %q does not name the original tool", res.Output)
+			}
+		}
+	}
+	if len(names) != 2 || names[0] != names[1] || !harness.ProviderToolName.MatchString(names[0]) {
+		t.Errorf("names in the next request = %q, want one provider-safe name for the call and its result", names)
+	}
+}
