@@ -29,6 +29,9 @@ type Run struct {
 	History []session.Item
 	// Resumed is true when this run continues a turn after its function results arrived.
 	Resumed bool
+	// Queued are the calls the model made after the function calls of the turn's current round, to run once
+	// those calls' results are in (Turn.Queued; RequestCalls); nil before the first round.
+	Queued  []PendingCall
 	texts   map[string]string
 	indexes map[string]int
 
@@ -141,6 +144,11 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		return nil, err
 	}
 	run.Session, run.Turn, run.History = s, t, hist
+	if t.Round > 0 {
+		for _, q := range t.Queued {
+			run.Queued = append(run.Queued, PendingCall{CallID: q.CallID, Name: q.Name, Arguments: q.Arguments})
+		}
+	}
 	return run, nil
 }
 
@@ -362,7 +370,11 @@ func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 // Decision 7). Up to singleCommitCalls calls this is one transaction; larger batches first store the calls, then
 // append the items and events in chunks that fit DynamoDB's transaction limit, requires_action last. Returns the
 // new round for the activity output.
-func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error) {
+//
+// queued are the calls of the same model response that come after calls (docs/tools.md "Order of tool calls"):
+// they are stored on the turn with the first commit (Turn.Queued, replacing any earlier round's) and handed to
+// the run that resumes this round (Run.Queued); none = nil.
+func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...PendingCall) (int, error) {
 	if len(calls) == 0 {
 		return 0, errors.New("request calls: no calls")
 	}
@@ -399,7 +411,11 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error
 				for i, pc := range calls {
 					ids[i] = pc.CallID
 				}
-				t.RequestCalls(ids)
+				var q []session.QueuedCall
+				for _, c := range queued {
+					q = append(q, session.QueuedCall{CallID: c.CallID, Name: c.Name, Arguments: c.Arguments})
+				}
+				t.RequestCalls(ids, q)
 			}
 			for i := start; i < end; i++ {
 				pc := calls[i]

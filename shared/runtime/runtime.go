@@ -87,6 +87,9 @@ type Config struct {
 	Providers harness.Providers
 	// MCP connects the HTTP MCP servers of a Session's tools; nil means the go-sdk client of package harness/mcp.
 	MCP harness.MCPConnector
+	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
+	// none can be resolved (a server whose headers hold a reference fails to connect).
+	Credentials harness.CredentialResolver
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Clock returns the current time; nil means time.Now.
@@ -382,6 +385,7 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 	}
 	job := harness.JobOf(run)
 	job.MCP = r.cfg.MCP
+	job.Credentials = r.cfg.Credentials
 	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
 	return harness.Run(ctx, job, model)
 }

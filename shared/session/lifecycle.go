@@ -85,10 +85,12 @@ func (t *Turn) AcceptResult(c Call, prev *ToolResult, r ToolResult) ResultVerdic
 	return ResultAccepted
 }
 
-// RequestCalls parks the Turn on a new round of calls (in call order).
-func (t *Turn) RequestCalls(callIDs []string) {
+// RequestCalls parks the Turn on a new round of calls (in call order); queued are the calls of the same model
+// response that come after them, run once the round's results arrive (nil = none).
+func (t *Turn) RequestCalls(callIDs []string, queued []QueuedCall) {
 	t.Round++
 	t.PendingCalls = slices.Clone(callIDs)
+	t.Queued = queued
 	t.CallsTotal += len(callIDs)
 	t.Status = TurnWaiting
 }

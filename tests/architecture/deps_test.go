@@ -17,6 +17,7 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/harness/scripted",
 	"github.com/baton-run/baton/shared/script",
 	"github.com/baton-run/baton/shared/statemachine",
+	"github.com/baton-run/baton/shared/toolpattern",
 }
 
 var forbiddenPrefixes = []string{

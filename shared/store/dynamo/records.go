@@ -149,27 +149,28 @@ type usageDoc struct {
 
 // turnDoc is the stored form of session.Turn (whose MarshalJSON renders the wire form).
 type turnDoc struct {
-	ID              string             `json:"id"`
-	SessionID       string             `json:"session_id"`
-	AgentID         string             `json:"agent_id"`
-	Status          string             `json:"status"`
-	CreatedAt       int64              `json:"created_at"`
-	StartedAt       *int64             `json:"started_at"`
-	CompletedAt     *int64             `json:"completed_at"`
-	Error           *session.TurnError `json:"error"`
-	Usage           *usageDoc          `json:"usage"`
-	Harness         string             `json:"harness"`
-	Round           int                `json:"round"`
-	PendingCalls    []string           `json:"pending_calls"`
-	CallsTotal      int                `json:"calls_total"`
-	Answered        []string           `json:"answered"`
-	TokenRound      int                `json:"token_round"`
-	ResumedRound    int                `json:"resumed_round"`
-	OutputCount     int                `json:"output_count"`
-	CancelRequested bool               `json:"cancel_requested"`
-	ResumeClaimedAt int64              `json:"resume_claimed_at,omitempty"`
-	ClaimedToken    string             `json:"claimed_token,omitempty"`
-	Requires        []string           `json:"requires,omitempty"`
+	ID              string               `json:"id"`
+	SessionID       string               `json:"session_id"`
+	AgentID         string               `json:"agent_id"`
+	Status          string               `json:"status"`
+	CreatedAt       int64                `json:"created_at"`
+	StartedAt       *int64               `json:"started_at"`
+	CompletedAt     *int64               `json:"completed_at"`
+	Error           *session.TurnError   `json:"error"`
+	Usage           *usageDoc            `json:"usage"`
+	Harness         string               `json:"harness"`
+	Round           int                  `json:"round"`
+	PendingCalls    []string             `json:"pending_calls"`
+	CallsTotal      int                  `json:"calls_total"`
+	Answered        []string             `json:"answered"`
+	TokenRound      int                  `json:"token_round"`
+	ResumedRound    int                  `json:"resumed_round"`
+	OutputCount     int                  `json:"output_count"`
+	CancelRequested bool                 `json:"cancel_requested"`
+	ResumeClaimedAt int64                `json:"resume_claimed_at,omitempty"`
+	ClaimedToken    string               `json:"claimed_token,omitempty"`
+	Requires        []string             `json:"requires,omitempty"`
+	Queued          []session.QueuedCall `json:"queued,omitempty"`
 }
 
 type turnRecord struct {
@@ -187,7 +188,7 @@ func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, erro
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires, Queued: t.Queued}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -218,7 +219,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Queued: d.Queued}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
