@@ -6,13 +6,16 @@ package main
 import (
 	"context"
 	"log"
+	"net/http"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/setup"
+	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
 func main() {
@@ -21,5 +24,16 @@ func main() {
 		log.Fatalf("api: %v", err)
 	}
 	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: deps.Config.AdminKey})
-	lambda.Start(httpadapter.New(h).ProxyWithContext)
+	lambda.Start(httpadapter.New(stagePath(h)).ProxyWithContext)
+}
+
+// stagePath records the path the client signed for SigV4 verification: behind a REST API stage the request path
+// lacks the stage prefix that requestContext.path keeps (docs/agentcore.md §2).
+func stagePath(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rc, ok := core.GetAPIGatewayContextFromContext(r.Context()); ok && rc.Path != "" {
+			r = r.WithContext(sigv4auth.WithSignedPath(r.Context(), rc.Path))
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/setup"
@@ -28,8 +30,13 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	if err != nil {
 		return fmt.Errorf("read stack description: %w", err)
 	}
+	sealKey, err := base64.StdEncoding.DecodeString(setup.DefaultSealKey)
+	if err != nil {
+		return err
+	}
 	deps := setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
-		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: st.SFNURL}}, localAWS(), admission.Execution{})
+		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: st.SFNURL},
+		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID}}, localAWS(), admission.Execution{})
 	ln, err := net.Listen("tcp", orDefault(apiAddr, "127.0.0.1:0"))
 	if err != nil {
 		return fmt.Errorf("listen for the API: %w", err)

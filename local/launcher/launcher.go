@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
@@ -51,6 +52,10 @@ type Config struct {
 	ProjectID string
 	APIKey    string
 	AdminKey  string
+	// AccessKeyID and SecretAccessKey are the local project's AgentCore SigV4 pair (defaults DefaultAccessKeyID,
+	// DefaultSecretAccessKey), provisioned at every start so restarts keep working credentials.
+	AccessKeyID     string
+	SecretAccessKey string
 
 	// RuntimeBin is the baton runtime binary; Runtimes how many to start (0 = none).
 	RuntimeBin string
@@ -84,6 +89,9 @@ const (
 	// for them (docs/configuration.md).
 	DefaultTable    = "baton"
 	DefaultAdminKey = "baton-local-admin"
+	// The stable local AgentCore access key pair (not secrets: local use only).
+	DefaultAccessKeyID     = "BATONLOCALACCESSKEY1"
+	DefaultSecretAccessKey = "baton-local-secret-access-key"
 )
 
 // localStreamPoll is how often a local event stream reads the log. DynamoDB Local costs nothing per read, so the
@@ -126,6 +134,9 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	}
 	if cfg.AdminKey == "" {
 		cfg.AdminKey = DefaultAdminKey
+	}
+	if cfg.AccessKeyID == "" || cfg.SecretAccessKey == "" {
+		cfg.AccessKeyID, cfg.SecretAccessKey = DefaultAccessKeyID, DefaultSecretAccessKey
 	}
 	if cfg.Timeouts == (engine.Timeouts{}) {
 		cfg.Timeouts = engine.DefaultTimeouts
@@ -193,9 +204,14 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	// This process gets its configuration as values (setup.Config, localAWS); the runtimes, separate processes,
 	// get the same values in their environment. The launcher never changes its own environment.
 	stateMachineARN := template.StateMachineARN(stateMachineLogicalID)
+	sealKey, err := base64.StdEncoding.DecodeString(setup.DefaultSealKey)
+	if err != nil {
+		return err
+	}
 	deps := setup.New(setup.Config{
 		Table: cfg.Table, StateMachineARN: stateMachineARN, AdminKey: cfg.AdminKey, Timeouts: cfg.Timeouts,
 		Endpoints: setup.Endpoints{DynamoDB: ddb.Endpoint(), SFN: sfnURL},
+		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
 	}, localAWS(), admission.Execution{})
 	childEnv := []string{
 		"AWS_REGION=" + region,
@@ -208,6 +224,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		setup.EnvTable + "=" + cfg.Table,
 		setup.EnvActivityARN + "=" + template.ActivityARN("BatonActivity"),
 		setup.EnvHarnessKind + "=baton",
+		setup.EnvSealKey + "=" + setup.DefaultSealKey,
 	}
 
 	// Lambda invoke endpoint with the task functions in-process.
@@ -246,6 +263,9 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	// Credentials and the API.
 	if err := deps.Engine.ProvisionKey(ctx, cfg.ProjectID, cfg.APIKey); err != nil {
 		return fmt.Errorf("provision the local API key: %w", err)
+	}
+	if _, _, err := deps.Engine.CreateAccessKey(ctx, cfg.ProjectID, cfg.AccessKeyID, cfg.SecretAccessKey); err != nil {
+		return fmt.Errorf("provision the local AgentCore access key: %w", err)
 	}
 	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll})
 	apiMux := http.NewServeMux()
@@ -299,7 +319,8 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		return err
 	}
 
-	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
+	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
+		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
 		StateMachineARN: stateMachineARN, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {

@@ -19,9 +19,14 @@ import (
 // this type; it lives here so that clients of the state file link no server code). URLs have no trailing slash;
 // BaseURL is APIURL + "/v1", the base URL for the official SDKs.
 type Stack struct {
-	APIURL          string `json:"api_url"`
-	BaseURL         string `json:"base_url"`
-	APIKey          string `json:"api_key"`
+	APIURL  string `json:"api_url"`
+	BaseURL string `json:"base_url"`
+	APIKey  string `json:"api_key"`
+	// AccessKeyID and SecretAccessKey are the local project's AgentCore SigV4 credentials; Region the region
+	// AgentCore ARNs and signatures use (docs/agentcore.md §2).
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key"`
+	Region          string `json:"region"`
 	AdminKey        string `json:"admin_key"`
 	ProjectID       string `json:"project_id"`
 	LambdaURL       string `json:"lambda_url"`

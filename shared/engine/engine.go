@@ -23,6 +23,9 @@ type Engine struct {
 	timeouts  Timeouts
 	// requireRuntime: dispatch needs a live capable runtime (Options.RequireLiveRuntime).
 	requireRuntime bool
+	// agentCore is the region and account of AgentCore ARNs; sealer seals secrets at rest (nil: no key).
+	agentCore AgentCoreIdentity
+	sealer    *sealer
 	// Counters counts engine-level operations for benchmarks (see Stats).
 	commits   atomic.Int64
 	conflicts atomic.Int64
@@ -41,6 +44,13 @@ type Options struct {
 	// harness kind that advertises every capability the Turn needs (dispatch.go); without one the request is 503
 	// execution_unavailable and nothing is written. False skips the check (unit tests that run no runtime).
 	RequireLiveRuntime bool
+	// AgentCore is the region and account AgentCore ARNs carry (harnesses, credential providers); zero means
+	// us-east-1 and 000000000000.
+	AgentCore AgentCoreIdentity
+	// SealKey is the AES-256-GCM key (SealKeyBytes) that seals access-key secrets and token-vault API keys at
+	// rest (docs/agentcore.md §6); nil makes those operations fail with ErrNoSealKey. New panics on a key of
+	// another size.
+	SealKey []byte
 }
 
 // DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
@@ -59,6 +69,18 @@ func New(o Options) *Engine {
 	if e.timeouts == (Timeouts{}) {
 		e.timeouts = DefaultTimeouts
 	}
+	e.agentCore = o.AgentCore
+	if e.agentCore.Region == "" {
+		e.agentCore.Region = "us-east-1"
+	}
+	if e.agentCore.AccountID == "" {
+		e.agentCore.AccountID = "000000000000"
+	}
+	sl, err := newSealer(o.SealKey)
+	if err != nil {
+		panic(err)
+	}
+	e.sealer = sl
 	return e
 }
 

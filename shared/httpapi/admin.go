@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -116,4 +117,67 @@ func (a *api) listRuntimes(w http.ResponseWriter, r *http.Request) {
 		data = append(data, runtimeView{ID: rt.ID, Object: "admin.runtime", Kind: rt.Kind, Capabilities: caps, Version: rt.Version, HeartbeatAt: rt.HeartbeatAt})
 	}
 	a.writeJSON(w, r, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+// accessKeyView is the body of POST /admin/v1/projects/{project_id}/access_keys: the AgentCore SigV4 credentials of
+// a project (docs/agentcore.md §2). SecretAccessKey is present only when the server generated it: shown this once,
+// stored sealed.
+type accessKeyView struct {
+	Object          string `json:"object"`
+	ProjectID       string `json:"project_id"`
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key,omitempty"`
+}
+
+// provisionAccessKey: POST /admin/v1/projects/{project_id}/access_keys with `{}` generates an access key id and
+// secret (the secret is returned once); with `{"access_key_id":…, "secret_access_key":…}` binds that pair
+// (idempotent for the same project; an id of another project is 409). → 201.
+func (a *api) provisionAccessKey(w http.ResponseWriter, r *http.Request) {
+	projectID := r.PathValue("project_id")
+	if !projectIDPattern.MatchString(projectID) {
+		a.writeAPIError(w, r, http.StatusBadRequest, engine.CodeInvalidRequestError, "project_id must be 1 to 64 letters, digits, '_' or '-'.", "project_id")
+		return
+	}
+	body, err := readJSON(r, a.opts.MaxBodyBytes)
+	if err != nil {
+		a.writeError(w, r, err)
+		return
+	}
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(body, &members)
+	var id, secret string
+	for k, raw := range members {
+		var dst *string
+		switch k {
+		case "access_key_id":
+			dst = &id
+		case "secret_access_key":
+			dst = &secret
+		default:
+			a.writeAPIError(w, r, http.StatusBadRequest, engine.CodeInvalidRequestError, "Unknown parameter: '"+k+"'.", k)
+			return
+		}
+		if string(raw) != "null" && json.Unmarshal(raw, dst) != nil {
+			a.writeAPIError(w, r, http.StatusBadRequest, engine.CodeInvalidRequestError, k+" must be a string.", k)
+			return
+		}
+	}
+	if (id == "") != (secret == "") {
+		a.writeAPIError(w, r, http.StatusBadRequest, engine.CodeInvalidRequestError, "access_key_id and secret_access_key are given together or not at all.", "")
+		return
+	}
+	generated := secret == ""
+	id, secret, err = a.eng.CreateAccessKey(r.Context(), projectID, id, secret)
+	if err != nil {
+		if errors.Is(err, engine.ErrConflict) {
+			err = &engine.Error{Status: http.StatusConflict, Code: engine.CodeConflictError, Message: "This access key id belongs to another project.", NoRetry: true}
+		}
+		a.writeError(w, r, err)
+		return
+	}
+	out := accessKeyView{Object: "admin.access_key", ProjectID: projectID, AccessKeyID: id}
+	if generated {
+		out.SecretAccessKey = secret
+	}
+	a.writeJSON(w, r, http.StatusCreated, out)
 }

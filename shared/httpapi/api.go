@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
 // Body limits of the JSON body gate (spec/agents-api-rules.md §1.1; DESIGN Decision 10).
@@ -74,6 +75,9 @@ type api struct {
 	log    *slog.Logger
 	agents *http.ServeMux // /v1/agents…, behind the beta and bearer gates
 	admin  *http.ServeMux // /admin/v1…, behind the admin key
+	// agentcore serves /harnesses… and /identities…, behind the SigV4 gate (agentcore.go).
+	agentcore *http.ServeMux
+	verifier  *sigv4auth.Verifier
 }
 
 // New returns the Agents API and admin API handler on eng.
@@ -83,8 +87,9 @@ type api struct {
 // `OpenAI-Beta: agents=v1` (checked before authentication) and a bearer key of a project. Unknown /v1 routes are 404
 // `unsupported_operation`; a known route with another method is 405 with `Allow`.
 func New(eng *engine.Engine, opts Options) http.Handler {
-	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux()}
+	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux(), agentcore: http.NewServeMux()}
 	a.log = a.opts.Logger
+	a.verifier = &sigv4auth.Verifier{Service: AgentCoreSigningName, Lookup: a.lookupAccessKey}
 	a.routes()
 	return a
 }
@@ -102,8 +107,10 @@ func (a *api) routes() {
 	a.route(m, "/v1/agents/sessions/{session_id}/turns/{turn_id}/items", methods{"GET": a.listTurnItems})
 	a.vaultRoutes()
 	m.HandleFunc("/", a.unknownRoute)
+	a.agentCoreRoutes()
 
 	a.route(a.admin, "/admin/v1/projects/{project_id}/keys", methods{"POST": a.provisionKey})
+	a.route(a.admin, "/admin/v1/projects/{project_id}/access_keys", methods{"POST": a.provisionAccessKey})
 	a.route(a.admin, "/admin/v1/runtimes", methods{"GET": a.listRuntimes})
 	a.admin.HandleFunc("/", a.unknownRoute)
 }
@@ -152,9 +159,14 @@ func (a *api) unknownRoute(w http.ResponseWriter, r *http.Request) {
 	a.writeAPIError(w, r, http.StatusNotFound, codeUnsupportedOperation, "This API route is not supported.", "")
 }
 
-// ServeHTTP applies the request gate and dispatches.
+// ServeHTTP applies the request gate and dispatches. AgentCore routes (/harnesses…, /identities…) carry
+// `X-Amzn-RequestId` and go through the SigV4 gate; every other route carries the Agents API headers.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := &requestInfo{id: newRequestID(), start: time.Now()}
+	if isAgentCorePath(r.URL.Path) {
+		a.serveAgentCore(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, info)))
+		return
+	}
 	h := w.Header()
 	h.Set("X-Request-Id", info.id)
 	h.Set("OpenAI-Version", openAIVersion)

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
 // Streaming converts h into a handler for API Gateway REST API response-streaming integrations. The handler runs
@@ -69,6 +71,13 @@ func toHTTPRequest(ctx context.Context, req events.APIGatewayProxyRequest) (*htt
 		}
 	}
 	r.RemoteAddr = req.RequestContext.Identity.SourceIP
+	if h := r.Header.Get("Host"); h != "" {
+		r.Host = h
+	}
+	if req.RequestContext.Path != "" {
+		// The path the client signed keeps the REST API stage prefix (SigV4 verification, docs/agentcore.md §2).
+		r = r.WithContext(sigv4auth.WithSignedPath(r.Context(), req.RequestContext.Path))
+	}
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -46,7 +47,16 @@ const (
 	EnvRunTimeout          = "BATON_RUN_TIMEOUT_SECONDS"
 	EnvHeartbeat           = "BATON_HEARTBEAT_SECONDS"
 	EnvAwaitTimeout        = "BATON_AWAIT_TIMEOUT_SECONDS"
+	EnvSealKey             = "BATON_SEAL_KEY"
+	EnvAgentCoreRegion     = "BATON_AGENTCORE_REGION"
+	EnvAgentCoreAccountID  = "BATON_AGENTCORE_ACCOUNT_ID"
+	// EnvRegion is the SDK's region, the default of EnvAgentCoreRegion.
+	EnvRegion = "AWS_REGION"
 )
+
+// DefaultSealKey is the local stack's sealing key (base64 of the 32 bytes "baton-local-seal-key-not-secret!"), which
+// the launcher passes: not a secret. A deployment sets BATON_SEAL_KEY; Load has no default for it.
+const DefaultSealKey = "YmF0b24tbG9jYWwtc2VhbC1rZXktbm90LXNlY3JldCE="
 
 // DefaultHarnessKind is the harness kind a runtime hosts when BATON_HARNESS_KIND is unset (the only kind with a
 // runtime today).
@@ -81,6 +91,13 @@ type Config struct {
 	// comma-separated list of capability names; nil (unset) = everything its harness supports. Meant for tests and
 	// rolling updates: a runtime never advertises what it does not serve.
 	RuntimeCapabilities []string
+	// SealKey (api, stream, runtime) is the AES-256-GCM key that seals AgentCore access-key secrets and token-vault
+	// API keys at rest (BATON_SEAL_KEY: standard base64 of 32 bytes; docs/agentcore.md). nil when unset: the
+	// operations that need it then fail with engine.ErrNoSealKey; never a well-known default.
+	SealKey []byte
+	// AgentCore (api, stream) is the region and account AgentCore ARNs carry (BATON_AGENTCORE_REGION, default
+	// AWS_REGION; BATON_AGENTCORE_ACCOUNT_ID, 12 digits, required).
+	AgentCore engine.AgentCoreIdentity
 	// Endpoints override the service endpoints; the local launcher sets them. Empty fields leave endpoint
 	// resolution to the AWS SDK (AWS_ENDPOINT_URL_*, then the regional endpoint).
 	Endpoints Endpoints
@@ -117,6 +134,9 @@ func (e *ConfigError) Error() string {
 
 // tableName is DynamoDB's table name rule.
 var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+
+// accountID is a 12-digit AWS account id.
+var accountID = regexp.MustCompile(`^[0-9]{12}$`)
 
 // Load reads the configuration of component c through getenv (os.Getenv in a deployed process). Every setting c
 // requires must be set; every setting c reads must be well formed. There are no local defaults: the only defaults
@@ -198,6 +218,29 @@ func Load(getenv func(string) string, c Component) (Config, error) {
 			bad(EnvAdminKey, "is required")
 		case cfg.AdminKey != "" && len(cfg.AdminKey) < MinAdminKeyBytes:
 			bad(EnvAdminKey, "must be at least %d bytes", MinAdminKeyBytes)
+		}
+	}
+	if c == API || c == Stream || c == Runtime {
+		if v := get(EnvSealKey); v != "" {
+			k, err := base64.StdEncoding.DecodeString(v)
+			if err != nil || len(k) != engine.SealKeyBytes {
+				bad(EnvSealKey, "must be the standard base64 of %d bytes", engine.SealKeyBytes)
+			} else {
+				cfg.SealKey = k
+			}
+		}
+	}
+	if c == API || c == Stream {
+		cfg.AgentCore.Region = get(EnvAgentCoreRegion)
+		if cfg.AgentCore.Region == "" {
+			cfg.AgentCore.Region = get(EnvRegion)
+		}
+		if cfg.AgentCore.Region == "" {
+			bad(EnvAgentCoreRegion, "is required (or %s)", EnvRegion)
+		}
+		cfg.AgentCore.AccountID = get(EnvAgentCoreAccountID)
+		if !accountID.MatchString(cfg.AgentCore.AccountID) {
+			bad(EnvAgentCoreAccountID, "must be the 12-digit AWS account id, got %q", cfg.AgentCore.AccountID)
 		}
 	}
 	if startsTurns {

@@ -13,6 +13,7 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/session",
 	"github.com/baton-run/baton/shared/engine",
 	"github.com/baton-run/baton/shared/admission",
+	"github.com/baton-run/baton/shared/agentcore",
 	"github.com/baton-run/baton/shared/harness",
 	"github.com/baton-run/baton/shared/harness/scripted",
 	"github.com/baton-run/baton/shared/script",

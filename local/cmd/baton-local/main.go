@@ -28,6 +28,8 @@ func main() {
 	flag.IntVar(&cfg.DynamoDBPort, "dynamodb-port", launcher.DefaultDynamoDBPort, "DynamoDB Local port (0 = free port)")
 	flag.StringVar(&cfg.APIKey, "api-key", envOr("BATON_LOCAL_API_KEY", launcher.DefaultAPIKey), "API key provisioned for the local project")
 	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", launcher.DefaultAdminKey), "admin API key")
+	flag.StringVar(&cfg.AccessKeyID, "access-key-id", envOr("BATON_LOCAL_ACCESS_KEY_ID", launcher.DefaultAccessKeyID), "AgentCore access key id provisioned for the local project")
+	flag.StringVar(&cfg.SecretAccessKey, "secret-access-key", envOr("BATON_LOCAL_SECRET_ACCESS_KEY", launcher.DefaultSecretAccessKey), "AgentCore secret access key of that id")
 	flag.StringVar(&cfg.RuntimeBin, "runtime-bin", "bin/baton-runtime", "baton runtime binary")
 	flag.IntVar(&cfg.Runtimes, "runtimes", 1, "number of baton runtimes to start")
 	flag.IntVar(&cfg.Timeouts.HeartbeatSeconds, "heartbeat-seconds", engine.DefaultTimeouts.HeartbeatSeconds, "activity heartbeat timeout")
@@ -51,8 +53,8 @@ func main() {
 		return
 	}
 	err := launcher.Run(ctx, cfg, func(st launcher.Stack) {
-		fmt.Printf("Baton is running.\n  base URL:  %s\n  API key:   %s\n  admin key: %s\n  DynamoDB:  %s\n  Step Functions: %s\n  Lambda:    %s\nPress Ctrl-C to stop.\n",
-			st.BaseURL, st.APIKey, st.AdminKey, st.DynamoDBURL, st.SFNURL, st.LambdaURL)
+		fmt.Printf("Baton is running.\n  base URL:  %s\n  API key:   %s\n  AgentCore endpoint: %s (region %s)\n  AgentCore access key: %s\n  AgentCore secret key: %s\n  admin key: %s\n  DynamoDB:  %s\n  Step Functions: %s\n  Lambda:    %s\nPress Ctrl-C to stop.\n",
+			st.BaseURL, st.APIKey, st.APIURL, st.Region, st.AccessKeyID, st.SecretAccessKey, st.AdminKey, st.DynamoDBURL, st.SFNURL, st.LambdaURL)
 	})
 	if err != nil {
 		logger.Error("baton-local stopped", "err", err)

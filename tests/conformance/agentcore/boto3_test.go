@@ -1,0 +1,60 @@
+package agentcore_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBoto3ControlPlane runs testdata/control_plane.py — boto3's bedrock-agentcore-control client with only the
+// endpoint, region and credentials set — against the local stack. Without python3 and boto3 it is skipped, except
+// under CI=true, where it fails.
+func TestBoto3ControlPlane(t *testing.T) {
+	t.Parallel()
+	if err := exec.Command("python3", "-c", "import boto3").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("python3 with boto3 is required under CI=true: %v", err)
+		}
+		t.Skipf("python3 with boto3 is not available: %v", err)
+	}
+	p := newProject(t, "boto3")
+	cmd := exec.CommandContext(p.ctx, "python3", "testdata/control_plane.py")
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AWS_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "BATON_AGENTCORE_ENDPOINT="+p.st.APIURL, "AWS_ACCESS_KEY_ID="+p.keyID, "AWS_SECRET_ACCESS_KEY="+p.secret,
+		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("control_plane.py: %v\n%s\n%s", err, out, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("control_plane.py printed %s: %v", out, err)
+	}
+	want := map[string]any{
+		"status": "READY",
+		"tools": []any{"remote_mcp:exa", "remote_mcp:exa-secure", "agentcore_gateway:my-gateway", "agentcore_browser:browser",
+			"agentcore_code_interpreter:code-interpreter", "inline_function:approve_purchase"},
+		"createdAtIsDatetime":    true,
+		"latestPrompt":           []any{map[string]any{"text": "Be brief."}},
+		"notFound":               "ResourceNotFoundException",
+		"providerArn":            "arn:aws:bedrock-agentcore:us-east-1:000000000000:token-vault/default/apikeycredentialprovider/my-exa-key",
+		"providerTimeIsDatetime": true,
+		"providerHasKey":         false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("boto3 saw (-want +got):\n%s", diff)
+	}
+}
