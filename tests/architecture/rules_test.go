@@ -1,7 +1,6 @@
 package architecture
 
 import (
-	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -103,9 +102,51 @@ func contains(list []string, s string) bool {
 // non-test Go code anywhere but shared/statemachine is a second copy of the contract.
 func TestASLErrorNamesLiveOnlyInTheStateMachineContract(t *testing.T) {
 	t.Parallel()
-	root := filepath.Join("..", "..")
-	var copies []string
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+	for path, f := range nonTestSources(t) {
+		if strings.Contains(filepath.ToSlash(path), "shared/statemachine/") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			if s, err := strconv.Unquote(lit.Value); err == nil && strings.Contains(s, "Baton.") {
+				t.Errorf("ASL error name outside shared/statemachine: %s: %s", path, lit.Value)
+			}
+			return true
+		})
+	}
+}
+
+// TestNoProcessChangesItsOwnEnvironment: configuration is passed as values (setup.Config) or, to a child process,
+// in that child's environment; no non-test code calls os.Setenv, os.Unsetenv or os.Clearenv
+// (docs/configuration.md).
+func TestNoProcessChangesItsOwnEnvironment(t *testing.T) {
+	t.Parallel()
+	for path, f := range nonTestSources(t) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "os" {
+				switch sel.Sel.Name {
+				case "Setenv", "Unsetenv", "Clearenv":
+					t.Errorf("a process changes its own environment: %s: os.%s", path, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+}
+
+// nonTestSources parses every non-test Go file of the repository (outside node_modules, bin, testdata, …), keyed by
+// path.
+func nonTestSources(t *testing.T) map[string]*ast.File {
+	t.Helper()
+	files := map[string]*ast.File{}
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -119,31 +160,18 @@ func TestASLErrorNamesLiveOnlyInTheStateMachineContract(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		src, err := os.ReadFile(path)
-		if err != nil || !bytes.Contains(src, []byte("Baton.")) {
-			return err
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err == nil && strings.Contains(s, "Baton.") && !strings.Contains(filepath.ToSlash(path), "shared/statemachine/") {
-				copies = append(copies, path+": "+lit.Value)
-			}
-			return true
-		})
+		files[path] = f
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range copies {
-		t.Errorf("ASL error name outside shared/statemachine: %s", c)
+	if len(files) == 0 {
+		t.Fatal("no Go sources found; the walk is broken")
 	}
+	return files
 }
