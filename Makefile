@@ -146,8 +146,13 @@ fuzz: ## Run every fuzz target briefly (FUZZTIME=10s; longer by hand)
 	done
 
 .PHONY: bench
-bench: tools build-native ## Measure one inline round trip: AWS requests and state transitions per turn, tool-result → completed latency
+bench: tools build-native ## Measure one inline round trip (AWS requests, state transitions, latency), then each function's size and cold init
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./bench/turnbench
+	$(GO) run ./bench/funcbench
+
+.PHONY: bench-functions
+bench-functions: ## Each Lambda function's bootstrap size (linux/arm64), cold init time and linked packages (no stack needed)
+	$(GO) run ./bench/funcbench
 
 .PHONY: test-infra
 test-infra: tools ## Tests of the template, DynamoDB Local, the Lambda host (needs java; CI=true fails instead of skipping)

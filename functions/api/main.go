@@ -7,23 +7,24 @@ import (
 	"context"
 	"log"
 	"net/http"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/setup"
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.API, translate.Admission{Next: admission.Execution{}})
 	if err != nil {
 		log.Fatalf("api: %v", err)
 	}
-	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY"), RuntimeSessions: deps.Store})
+	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: deps.Config.AdminKey, RuntimeSessions: deps.Store})
 	lambda.Start(httpadapter.New(stagePath(h)).ProxyWithContext)
 }
 

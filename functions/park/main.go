@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.Park, nil)
 	if err != nil {
 		log.Fatalf("park: %v", err)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.Reconcile, nil)
 	if err != nil {
 		log.Fatalf("reconcile: %v", err)
 	}

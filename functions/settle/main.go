@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.Settle, nil)
 	if err != nil {
 		log.Fatalf("settle: %v", err)
 	}

@@ -6,20 +6,21 @@ package main
 import (
 	"context"
 	"log"
-	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/lambdahttp"
 	"github.com/baton-run/baton/shared/setup"
 )
 
 func main() {
-	deps, err := setup.Load(context.Background())
+	deps, err := setup.FromEnvironment(context.Background(), setup.Stream, translate.Admission{Next: admission.Execution{}})
 	if err != nil {
 		log.Fatalf("stream: %v", err)
 	}
-	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: os.Getenv("BATON_ADMIN_KEY"), RuntimeSessions: deps.Store})
+	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: deps.Config.AdminKey, RuntimeSessions: deps.Store})
 	lambda.Start(lambdahttp.Streaming(h))
 }

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
 	"log/slog"
@@ -10,9 +11,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
-
 	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/agentcore/translate"
+	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
 	"github.com/baton-run/baton/shared/setup"
@@ -30,20 +31,13 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	if err != nil {
 		return fmt.Errorf("read stack description: %w", err)
 	}
-	for k, v := range map[string]string{
-		"AWS_REGION": region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": st.SFNURL, "AWS_ENDPOINT_URL_LAMBDA": st.LambdaURL,
-		"AWS_EC2_METADATA_DISABLED": "true", "BATON_TABLE": st.Table, "BATON_STATE_MACHINE_ARN": st.StateMachineARN,
-	} {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	sealKey, err := base64.StdEncoding.DecodeString(setup.DefaultSealKey)
 	if err != nil {
-		return fmt.Errorf("AWS configuration: %w", err)
+		return err
 	}
-	deps := setup.New(setup.ConfigFromEnv(), awsCfg, admission.Execution{})
+	deps := setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
+		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: st.SFNURL},
+		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID}}, localAWS(), translate.Admission{Next: admission.Execution{}})
 	ln, err := net.Listen("tcp", orDefault(apiAddr, "127.0.0.1:0"))
 	if err != nil {
 		return fmt.Errorf("listen for the API: %w", err)

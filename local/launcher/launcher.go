@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
@@ -11,13 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
@@ -26,6 +26,7 @@ import (
 	localsfn "github.com/baton-run/baton/local/sfn"
 	"github.com/baton-run/baton/local/template"
 	"github.com/baton-run/baton/shared/admission"
+	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
@@ -85,6 +86,10 @@ const (
 	DefaultDynamoDBPort = 8000
 	DefaultProjectID    = "proj_local"
 	DefaultAPIKey       = "baton-local-key"
+	// DefaultTable and DefaultAdminKey are the local stack's table and admin key; a deployment has no defaults
+	// for them (docs/configuration.md).
+	DefaultTable    = "baton"
+	DefaultAdminKey = "baton-local-admin"
 	// The stable local AgentCore access key pair (not secrets: local use only).
 	DefaultAccessKeyID     = "BATONLOCALACCESSKEY1"
 	DefaultSecretAccessKey = "baton-local-secret-access-key"
@@ -99,7 +104,18 @@ const (
 	stateMachineLogicalID = "TurnStateMachine"
 	region                = "us-east-1"
 	accountID             = "000000000000"
+	// localAccessKey is the access key id and secret of every local SDK client (the local endpoints ignore them).
+	localAccessKey = "local"
 )
+
+// localAWS is the AWS SDK configuration of the local stack's clients in this process: region us-east-1 and
+// static local credentials; endpoints are set per client. It reads nothing from the environment.
+func localAWS() aws.Config {
+	return aws.Config{
+		Region:      region,
+		Credentials: credentials.NewStaticCredentialsProvider(localAccessKey, localAccessKey, ""),
+	}
+}
 
 // Run starts the stack, calls ready with its description, and blocks until ctx ends; then it stops every
 // component and child process. It returns the first error that stopped it.
@@ -109,7 +125,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		log = slog.Default()
 	}
 	if cfg.Table == "" {
-		cfg.Table = setup.DefaultTable
+		cfg.Table = DefaultTable
 	}
 	if cfg.ProjectID == "" {
 		cfg.ProjectID = DefaultProjectID
@@ -118,7 +134,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		cfg.APIKey = DefaultAPIKey
 	}
 	if cfg.AdminKey == "" {
-		cfg.AdminKey = setup.DefaultAdminKey
+		cfg.AdminKey = DefaultAdminKey
 	}
 	if cfg.AccessKeyID == "" || cfg.SecretAccessKey == "" {
 		cfg.AccessKeyID, cfg.SecretAccessKey = DefaultAccessKeyID, DefaultSecretAccessKey
@@ -186,32 +202,31 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	}
 	sfnURL, lambdaURL, apiURL := "http://"+sfnLn.Addr().String(), "http://"+lambdaLn.Addr().String(), "http://"+apiLn.Addr().String()
 
-	// The environment every SDK client in this process and in the runtimes reads.
-	childEnv := map[string]string{
-		"AWS_REGION":                  region,
-		"AWS_ACCESS_KEY_ID":           "local",
-		"AWS_SECRET_ACCESS_KEY":       "local",
-		"AWS_ENDPOINT_URL_DYNAMODB":   ddb.Endpoint(),
-		"AWS_ENDPOINT_URL_SFN":        sfnURL,
-		"AWS_ENDPOINT_URL_LAMBDA":     lambdaURL,
-		"AWS_EC2_METADATA_DISABLED":   "true",
-		"BATON_TABLE":                 cfg.Table,
-		"BATON_STATE_MACHINE_ARN":     template.StateMachineARN(stateMachineLogicalID),
-		"BATON_ADMIN_KEY":             cfg.AdminKey,
-		"BATON_RUN_TIMEOUT_SECONDS":   strconv.Itoa(cfg.Timeouts.RunSeconds),
-		"BATON_HEARTBEAT_SECONDS":     strconv.Itoa(cfg.Timeouts.HeartbeatSeconds),
-		"BATON_AWAIT_TIMEOUT_SECONDS": strconv.Itoa(cfg.Timeouts.AwaitSeconds),
-	}
-	for k, v := range childEnv {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	// This process gets its configuration as values (setup.Config, localAWS); the runtimes, separate processes,
+	// get the same values in their environment. The launcher never changes its own environment.
+	stateMachineARN := template.StateMachineARN(stateMachineLogicalID)
+	sealKey, err := base64.StdEncoding.DecodeString(setup.DefaultSealKey)
 	if err != nil {
-		return fmt.Errorf("AWS configuration: %w", err)
+		return err
 	}
-	deps := setup.New(setup.ConfigFromEnv(), awsCfg, admission.Execution{})
+	deps := setup.New(setup.Config{
+		Table: cfg.Table, StateMachineARN: stateMachineARN, AdminKey: cfg.AdminKey, Timeouts: cfg.Timeouts,
+		Endpoints: setup.Endpoints{DynamoDB: ddb.Endpoint(), SFN: sfnURL},
+		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
+	}, localAWS(), translate.Admission{Next: admission.Execution{}})
+	childEnv := []string{
+		"AWS_REGION=" + region,
+		"AWS_ACCESS_KEY_ID=" + localAccessKey,
+		"AWS_SECRET_ACCESS_KEY=" + localAccessKey,
+		"AWS_ENDPOINT_URL_DYNAMODB=" + ddb.Endpoint(),
+		"AWS_ENDPOINT_URL_SFN=" + sfnURL,
+		"AWS_ENDPOINT_URL_LAMBDA=" + lambdaURL,
+		"AWS_EC2_METADATA_DISABLED=true",
+		setup.EnvTable + "=" + cfg.Table,
+		setup.EnvActivityARN + "=" + template.ActivityARN("BatonActivity"),
+		setup.EnvHarnessKind + "=baton",
+		setup.EnvSealKey + "=" + setup.DefaultSealKey,
+	}
 
 	// Lambda invoke endpoint with the task functions in-process.
 	host := lambdahost.New()
@@ -224,7 +239,8 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 
 	// Step Functions endpoint with the activities and the state machine of the template.
 	sfnOpts := localsfn.Options{Region: region, AccountID: accountID,
-		Invoker: localsfn.LambdaInvoker{Client: awslambda.NewFromConfig(deps.AWS)}, Logger: log}
+		Invoker: localsfn.LambdaInvoker{Client: awslambda.NewFromConfig(deps.AWS, func(o *awslambda.Options) { o.BaseEndpoint = aws.String(lambdaURL) })},
+		Logger:  log}
 	if cfg.ActivityPollSeconds > 0 {
 		sfnOpts.ActivityPollTimeout = time.Duration(cfg.ActivityPollSeconds) * time.Second
 	}
@@ -282,11 +298,11 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	for i := 0; i < cfg.Runtimes; i++ {
 		id := fmt.Sprintf("rt_local_%d_%d", os.Getpid(), i)
 		rtIDs = append(rtIDs, id)
-		env := os.Environ()
-		// Ctrl-C: in-flight tasks get 3 s to finish, then the runtime fails them, so their turns fail at once
+		// The launcher's own environment (PATH, model provider keys, …), then the stack's settings (later entries
+		// win). Ctrl-C: in-flight tasks get 3 s to finish, then the runtime fails them, so their turns fail at once
 		// instead of after the heartbeat timeout (stopChild waits 10 s before SIGKILL).
-		env = append(env, "BATON_ACTIVITY_ARN="+template.ActivityARN("BatonActivity"), "BATON_HARNESS_KIND=baton", "BATON_SHUTDOWN_GRACE_SECONDS=3",
-			"BATON_RUNTIME_ID="+id)
+		env := append(os.Environ(), childEnv...)
+		env = append(env, setup.EnvShutdownGrace+"=3", setup.EnvRuntimeID+"="+id)
 		env = append(env, cfg.RuntimeEnv...)
 		cmd, err := startChild(ctx, cfg.RuntimeBin, env)
 		if err != nil {
@@ -307,7 +323,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
-		StateMachineARN: template.StateMachineARN(stateMachineLogicalID), PID: os.Getpid(), RuntimePIDs: rtPIDs}
+		StateMachineARN: stateMachineARN, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
 		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
 			return err

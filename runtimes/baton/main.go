@@ -1,8 +1,9 @@
 // Command baton-runtime is the runtime container of the `baton` harness (DESIGN "Shape": runtimes/<kind>): it
 // registers itself, long-polls the harness kind's Activity and runs each turn step with the baton harness.
-// Configuration is the environment (docs/internals.md: BATON_TABLE, BATON_ACTIVITY_ARN, BATON_HARNESS_KIND,
-// BATON_RUNTIME_ID, BATON_RUNTIME_CAPABILITIES (restrict the advertised capabilities), AWS_ENDPOINT_URL_*;
-// model providers: docs/model-providers.md). SIGTERM or SIGINT starts a graceful shutdown.
+// Configuration is the environment, read by setup.Load for setup.Runtime (docs/configuration.md: BATON_TABLE and
+// BATON_ACTIVITY_ARN required; BATON_HARNESS_KIND, BATON_RUNTIME_ID, BATON_RUNTIME_CAPABILITIES,
+// BATON_SHUTDOWN_GRACE_SECONDS, AWS_ENDPOINT_URL_*; model providers: docs/model-providers.md); it exits naming
+// every missing or malformed setting. SIGTERM or SIGINT starts a graceful shutdown.
 package main
 
 import (
@@ -29,7 +30,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	deps, err := setup.Load(ctx)
+	deps, err := setup.FromEnvironment(ctx, setup.Runtime, nil)
 	if err != nil {
 		slog.Error("setup", "error", err)
 		os.Exit(1)

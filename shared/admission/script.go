@@ -5,33 +5,32 @@ import (
 	"strings"
 
 	"github.com/baton-run/baton/shared/agent"
-	"github.com/baton-run/baton/shared/harness"
-	"github.com/baton-run/baton/shared/harness/scripted"
+	"github.com/baton-run/baton/shared/script"
 )
 
-// checkScript parses raw, an `x_baton.script` value, as the scripted model does (scripted.Parse) and returns a 400
+// checkScript parses raw, an `x_baton.script` value, as the scripted model does (script.Parse) and returns a 400
 // invalid_request_error with param path when it does not parse: `Invalid '<path>': <parse error>.` The parse error
 // names the offending member (e.g. `rules[0].when.user_matches: error parsing regexp: …`); it is repeated only when
 // it is at most 256 bytes of printable text, else only the member it names is. Absent or null raw is valid (the
 // empty script).
 func checkScript(path string, raw json.RawMessage) error {
-	if _, err := scripted.Parse(raw); err != nil {
+	if _, err := script.Parse(raw); err != nil {
 		return invalid(path, "Invalid '%s': %s.", path, scriptErrorText(err))
 	}
 	return nil
 }
 
-// checkExecutionScript is the Stage B script check: when cfg selects the scripted model (harness.Protocol), its
+// checkExecutionScript is the Stage B script check: when cfg selects the scripted model (agent.Config.ModelProtocol), its
 // x_baton.script must parse; the param is agent.x_baton.script whether the script came from the saved Agent or
 // the inline agent.
 func checkExecutionScript(cfg agent.Config) error {
-	if harness.Protocol(cfg) != harness.ProtocolScripted || cfg.XBaton == nil {
+	if cfg.ModelProtocol() != agent.ProtocolScripted || cfg.XBaton == nil {
 		return nil
 	}
 	return checkScript("agent.x_baton.script", cfg.XBaton.Script)
 }
 
-// scriptErrorText is the part of a scripted.Parse error a message may repeat (see checkScript).
+// scriptErrorText is the part of a script.Parse error a message may repeat (see checkScript).
 func scriptErrorText(err error) string {
 	msg := strings.TrimPrefix(strings.TrimSuffix(err.Error(), "."), "script: ")
 	if echoable(msg) {

@@ -10,7 +10,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 )
 
-// badScripts are x_baton.script values scripted.Parse rejects, with the parse error each message repeats.
+// badScripts are x_baton.script values script.Parse rejects, with the parse error each message repeats.
 var badScripts = []struct {
 	name, script, parseError string
 }{
@@ -23,7 +23,7 @@ var badScripts = []struct {
 	{"a call without a name is rejected", `{"rules":[{"when":{},"calls":[{"arguments":{}}]}]}`,
 		"rules[0].calls[0].name: required"},
 	{"a non-object script is rejected", `[1]`,
-		"json: cannot unmarshal array into Go value of type scripted.Script"},
+		"json: cannot unmarshal array into Go value of type script.Script"},
 }
 
 func TestAgentScriptIsCheckedOnCreateAndUpdate(t *testing.T) {

@@ -79,6 +79,19 @@ type ModelProvider struct {
 	APIKey   string `json:"api_key,omitempty"`
 }
 
+// ProtocolScripted is the default model provider protocol: the deterministic scripted model
+// (docs/scripted-model.md).
+const ProtocolScripted = "scripted"
+
+// ModelProtocol returns the model provider protocol the configuration selects: x_baton.model_provider.protocol, or
+// ProtocolScripted when it is absent or empty (docs/model-providers.md).
+func (c Config) ModelProtocol() string {
+	if c.XBaton == nil || c.XBaton.ModelProvider == nil || c.XBaton.ModelProvider.Protocol == "" {
+		return ProtocolScripted
+	}
+	return c.XBaton.ModelProvider.Protocol
+}
+
 // HarnessKind returns the harness kind the configuration selects, HarnessBaton by default.
 func (c Config) HarnessKind() string {
 	if c.XBaton == nil || c.XBaton.Harness == "" {

@@ -32,28 +32,6 @@ func TestSeqOfID(t *testing.T) {
 	}
 }
 
-func TestAllAnswered(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		turn session.Turn
-		want bool
-	}{
-		{"every pending call answered", session.Turn{PendingCalls: []string{"a", "b"}, Answered: []string{"b", "a"}}, true},
-		{"answers of an earlier round count only for their calls", session.Turn{PendingCalls: []string{"c"}, Answered: []string{"a", "b"}}, false},
-		{"one call missing", session.Turn{PendingCalls: []string{"a", "b"}, Answered: []string{"a"}}, false},
-		{"no pending calls is never answered", session.Turn{}, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			if got := allAnswered(c.turn); got != c.want {
-				t.Errorf("allAnswered = %v, want %v", got, c.want)
-			}
-		})
-	}
-}
-
 func TestAccountUsage(t *testing.T) {
 	t.Parallel()
 	e := New(Options{})

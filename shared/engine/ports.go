@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Page selects one page of a list: After is the id of the last element of the previous page ("" = from the
@@ -49,12 +50,10 @@ type Store interface {
 	GetCalls(ctx context.Context, sessionID string, callIDs []string) (map[string]session.Call, error)
 	GetResults(ctx context.Context, sessionID string, callIDs []string) (map[string]session.ToolResult, error)
 	GetIdempotency(ctx context.Context, key string) (Idempotency, error)
-	// UnstartedTurns lists turns written but whose execution was not confirmed started.
-	UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error)
-	// ActiveTurns lists started turns that are not terminal (and neither unstarted nor resuming).
-	ActiveTurns(ctx context.Context, limit int) ([]session.Turn, error)
-	// ResumingTurns lists waiting turns whose resume was claimed (marked by TurnWrite.Resuming).
-	ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error)
+	// MarkedTurns calls visit for every turn that carries the reconciler mark (session.Turn.Mark), oldest first,
+	// however many there are, until visit returns an error (returned). The index is eventually consistent: act on a
+	// consistent read of each turn.
+	MarkedTurns(ctx context.Context, mark session.Mark, visit func(session.Turn) error) error
 
 	// MarkStarted records that a turn's execution started (clears the reconciler mark); idempotent.
 	MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error
@@ -83,15 +82,16 @@ type Commit struct {
 	Idempotency    *Idempotency
 }
 
-// TurnWrite replaces a turn if its stored version equals Version (0 = create). Unstarted marks the turn for the
-// reconciler (its execution is not yet confirmed started).
+// TurnWrite replaces a turn if its stored version equals Version (0 = create). Unstarted marks a new turn for the
+// reconciler (its execution is not yet confirmed started); every other reconciler mark is derived from the turn's
+// state (session.Turn.Mark).
 type TurnWrite struct {
 	Turn      session.Turn
 	Version   int64
 	Unstarted bool
-	// Resuming marks a turn whose resume was claimed, for the reconciler, until the next write of the turn (the
-	// harness's BeginRun) clears it.
-	Resuming bool
+	// CheckOnly writes nothing: the commit only requires the stored version to equal Version (a fence that a
+	// concurrent write of the turn, such as a cancel request, breaks). The turn keeps its version.
+	CheckOnly bool
 }
 
 // ItemWrite writes an item of its session; Replace allows overwriting the item with the same seq.
@@ -126,20 +126,12 @@ type Orchestrator interface {
 	StopTurn(ctx context.Context, executionARN, cause string) error
 }
 
-// TurnExecution is the state machine input for one turn (docs/internals.md "The turn state machine").
-type TurnExecution struct {
-	SessionID string   `json:"session_id"`
-	TurnID    string   `json:"turn_id"`
-	Harness   string   `json:"harness"`
-	Timeouts  Timeouts `json:"timeouts"`
-}
+// TurnExecution is the state machine input for one turn, defined with the rest of the state machine's contract
+// (statemachine.ExecutionInput, docs/internals.md "The turn state machine").
+type TurnExecution = statemachine.ExecutionInput
 
-// Timeouts of a turn's tasks, in seconds.
-type Timeouts struct {
-	RunSeconds       int `json:"run_seconds"`
-	HeartbeatSeconds int `json:"heartbeat_seconds"`
-	AwaitSeconds     int `json:"await_seconds"`
-}
+// Timeouts of a turn's tasks, in seconds (statemachine.Timeouts).
+type Timeouts = statemachine.Timeouts
 
 // Admission qualifies a Session's effective configuration for execution before anything is written
 // (seeds/000 "Admission"). It returns an *Error (400 unsupported_or_invalid_configuration or

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/baton-run/baton/shared/session"
 )
@@ -25,8 +29,37 @@ type Run struct {
 	History []session.Item
 	// Resumed is true when this run continues a turn after its function results arrived.
 	Resumed bool
+	// Queued are the calls the model made after the function calls of the turn's current round, to run once
+	// those calls' results are in (Turn.Queued; RequestCalls); nil before the first round.
+	Queued  []PendingCall
 	texts   map[string]string
 	indexes map[string]int
+
+	// mu serialises the run's writes: the harness's calls and the timer that flushes buffered text.
+	mu sync.Mutex
+	// pending is text appended to an open message and not yet written (see DeltaFlushBytes).
+	pending pendingText
+	// flushErr is the error of a timer flush, returned by the run's next call.
+	flushErr error
+}
+
+// Streaming writes (docs/internals.md "Streaming writes"): the text deltas a harness appends to an open message are
+// coalesced, so the writes of a streamed answer grow with its bytes, not with its tokens. Buffered text is written
+// as one output_text.delta event when DeltaFlushBytes are buffered, DeltaFlushInterval after the first buffered
+// delta, and before any other output of the run (so event order is unchanged). Each flush appends one event; the
+// open message item itself is not rewritten (its partial text is rebuilt from its delta events if the turn is
+// cancelled or fails before the message finishes).
+const (
+	DeltaFlushBytes    = 1024
+	DeltaFlushInterval = 50 * time.Millisecond
+)
+
+// pendingText is buffered text of one open message.
+type pendingText struct {
+	itemID string
+	text   strings.Builder
+	ctx    context.Context
+	timer  *time.Timer
 }
 
 // PendingCall is a function call the model made, for RequestCalls. Arguments is a JSON value (an object for
@@ -60,7 +93,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 	if err != nil {
 		return nil, err
 	}
-	if t.Status.Terminal() || t.CancelRequested || s.ActiveTurnID != t.ID {
+	if !t.Runnable() || s.ActiveTurnID != t.ID {
 		return nil, ErrTurnNotRunnable
 	}
 	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
@@ -72,7 +105,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		t.StartedAt = &now
 		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
 	case session.TurnWaiting:
-		if t.ResumedRound != t.Round || !allAnswered(t) {
+		if !t.BeginResume() {
 			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
 		}
 		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)
@@ -89,7 +122,6 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 			it = w.item("fco", it)
 			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
 		}
-		t.Status = session.TurnInProgress
 		s.Status = session.StatusInProgress
 		s.RequiredActions = nil
 		w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = s })
@@ -112,14 +144,78 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		return nil, err
 	}
 	run.Session, run.Turn, run.History = s, t, hist
+	if t.Round > 0 {
+		for _, q := range t.Queued {
+			run.Queued = append(run.Queued, PendingCall{CallID: q.CallID, Name: q.Name, Arguments: q.Arguments})
+		}
+	}
 	return run, nil
 }
 
-// apply runs one output change against fresh copies of the session and turn, retrying on conflicts; change
-// returns false to write nothing.
+// apply runs one output change against fresh copies of the session and turn, retrying on conflicts, after writing
+// any buffered text first.
 func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.flushLocked(ctx); err != nil {
+		return err
+	}
+	return r.applyLocked(ctx, change)
+}
+
+// flushLocked writes the buffered text of the open message as one output_text.delta event. r.mu is held.
+func (r *Run) flushLocked(ctx context.Context) error {
+	if r.flushErr != nil {
+		return r.flushErr
+	}
+	p := &r.pending
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if p.itemID == "" {
+		return nil
+	}
+	itemID, delta := p.itemID, p.text.String()
+	p.itemID, p.ctx = "", nil
+	p.text.Reset()
+	idx := r.indexes[itemID]
+	err := r.applyLocked(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
+			m["item_id"] = itemID
+			m["output_index"] = idx
+			m["content_index"] = 0
+			m["delta"] = delta
+		})
+		return nil
+	})
+	if err != nil {
+		r.flushErr = err
+		return err
+	}
+	r.texts[itemID] += delta
+	return nil
+}
+
+// flushOnTimer is the DeltaFlushInterval timer: it writes text that is still buffered.
+func (r *Run) flushOnTimer() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending.itemID != "" {
+		_ = r.flushLocked(r.pending.ctx)
+	}
+}
+
+// applyLocked is apply without the flush; r.mu is held. A change that leaves the turn as it was writes no turn
+// record: the commit only checks the turn's version, a fence that a cancel request breaks.
+func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
 	e := r.e
 	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		}
 		s, t := r.Session, r.Turn
 		if attempt > 0 {
 			var err error
@@ -130,15 +226,18 @@ func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *sess
 				return err
 			}
 		}
-		if t.Status.Terminal() || t.CancelRequested {
+		if !t.Runnable() {
 			return ErrTurnNotRunnable
 		}
 		w := newWriter(&s)
+		before := t
+		before.PendingCalls, before.Answered, before.Requires = slices.Clone(t.PendingCalls), slices.Clone(t.Answered), slices.Clone(t.Requires)
 		if err := change(&s, &t, w); err != nil {
 			return err
 		}
+		unchanged := reflect.DeepEqual(before, t)
 		s.LastActiveAt = e.now()
-		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events, Calls: w.calls}
+		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version, CheckOnly: unchanged}}, Items: w.items, Events: w.events, Calls: w.calls}
 		err := e.commit(ctx, c)
 		if isConflict(err) && attempt < maxCommitAttempts {
 			continue
@@ -147,7 +246,9 @@ func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *sess
 			return err
 		}
 		s.Version++
-		t.Version++
+		if !unchanged {
+			t.Version++
+		}
 		r.Session, r.Turn = s, t
 		for _, iw := range w.items {
 			if !iw.Replace {
@@ -175,6 +276,7 @@ func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
 		ph := phase
 		it := w.item("msg", session.Item{Type: session.ItemMessage, TurnID: t.ID, Role: "assistant", Phase: &ph, Status: session.ItemInProgress})
 		it.OutputIndex = &idx
+		it.StartEventSeq = s.EventSeq + 1 // the item.added event below
 		w.items[len(w.items)-1].Item = it
 		id = it.ID
 		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
@@ -192,36 +294,34 @@ func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
 	return id, err
 }
 
-// AppendText emits one output_text.delta of an open message and stores the text so far in the (still
-// in_progress) item.
+// AppendText appends text to an open message. The text is buffered and written as part of one
+// output_text.delta event by the next flush (DeltaFlushBytes, DeltaFlushInterval); an error of an earlier timer
+// flush (ErrTurnNotRunnable after a cancel) is returned here.
 func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
-	idx, ok := r.indexes[itemID]
-	if !ok {
+	if _, ok := r.indexes[itemID]; !ok {
 		return fmt.Errorf("append text: message %s is not open in this run", itemID)
 	}
-	var item session.Item
-	for _, it := range r.History {
-		if it.ID == itemID {
-			item = it
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.flushErr != nil {
+		return r.flushErr
+	}
+	p := &r.pending
+	if p.itemID != "" && p.itemID != itemID {
+		if err := r.flushLocked(ctx); err != nil {
+			return err
 		}
 	}
-	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		// The stored item keeps the text so far, so a cancelled or failed turn keeps its partial content.
-		partial := item
-		partial.Content = []session.ContentPart{{Type: "output_text", Text: r.texts[itemID] + delta}}
-		w.replace(partial)
-		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
-			m["item_id"] = itemID
-			m["output_index"] = idx
-			m["content_index"] = 0
-			m["delta"] = delta
-		})
-		return nil
-	})
-	if err == nil {
-		r.texts[itemID] += delta
+	if p.itemID == "" {
+		p.itemID = itemID
+		p.ctx = context.WithoutCancel(ctx)
+		p.timer = time.AfterFunc(DeltaFlushInterval, r.flushOnTimer)
 	}
-	return err
+	p.text.WriteString(delta)
+	if p.text.Len() >= DeltaFlushBytes {
+		return r.flushLocked(ctx)
+	}
+	return nil
 }
 
 // FinishMessage completes an open message with its whole text: output_text.done, content_part.done and item.done,
@@ -270,7 +370,11 @@ func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 // Decision 7). Up to singleCommitCalls calls this is one transaction; larger batches first store the calls, then
 // append the items and events in chunks that fit DynamoDB's transaction limit, requires_action last. Returns the
 // new round for the activity output.
-func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error) {
+//
+// queued are the calls of the same model response that come after calls (docs/tools.md "Order of tool calls"):
+// they are stored on the turn with the first commit (Turn.Queued, replacing any earlier round's) and handed to
+// the run that resumes this round (Run.Queued); none = nil.
+func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...PendingCall) (int, error) {
 	if len(calls) == 0 {
 		return 0, errors.New("request calls: no calls")
 	}
@@ -303,13 +407,15 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall) (int, error
 		first, last := start == 0, end == len(calls)
 		err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 			if first {
-				t.Round = round
-				t.PendingCalls = nil
-				for _, pc := range calls {
-					t.PendingCalls = append(t.PendingCalls, pc.CallID)
+				ids := make([]string, len(calls))
+				for i, pc := range calls {
+					ids[i] = pc.CallID
 				}
-				t.CallsTotal += len(calls)
-				t.Status = session.TurnWaiting
+				var q []session.QueuedCall
+				for _, c := range queued {
+					q = append(q, session.QueuedCall{CallID: c.CallID, Name: c.Name, Arguments: c.Arguments})
+				}
+				t.RequestCalls(ids, q)
 			}
 			for i := start; i < end; i++ {
 				pc := calls[i]

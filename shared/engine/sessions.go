@@ -11,6 +11,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // NewSession is a Session creation request after protocol validation (spec/agents-api-wire.md §3.4).
@@ -226,69 +227,78 @@ func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 	}
 }
 
-// Reconcile repairs what a crash between two steps can leave behind (DESIGN "Execution names are turn ids"):
-// it starts every Turn that was written but whose execution was not confirmed started, fails every started Turn
-// whose execution ended without settling it, and sends again the task token of every waiting Turn whose resume
-// was claimed but not confirmed, each at least minAge old. Starting is
-// idempotent (execution name = turn id) and Step Functions refuses a second success for a closed task, so nothing
-// runs twice. Returns how many turns it acted on.
+// Reconcile repairs what a crash between two steps, a failed send or an execution ended behind Baton's back can
+// leave behind (DESIGN "Execution names are turn ids", Decision 7), for every marked turn at least minAge old,
+// however many there are (the index is read page by page; ctx bounds the pass):
+//   - UNSTARTED: start the turn's execution (idempotent: the execution name is the turn id);
+//   - ACTIVE and RESUMING: a turn whose execution ended without settling it is settled as failed (or as cancelled
+//     when a cancel fenced it off), so its Session is usable again;
+//   - RESUMING: a resume that is due and whose claim is stale (or bound to a replaced token) is claimed and sent.
+//
+// Step Functions refuses a second success for a closed task, so nothing runs twice. Returns how many turns it
+// acted on.
 func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, error) {
 	n := 0
 	cutoff := e.clock().Add(-minAge)
-	unstarted, err := e.store.UnstartedTurns(ctx, 100)
-	if err != nil {
-		return 0, err
-	}
-	for _, marked := range unstarted {
+	err := e.store.MarkedTurns(ctx, session.MarkUnstarted, func(marked session.Turn) error {
 		// The index is eventually consistent: act on a consistent read of the turn.
 		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
-		if err != nil || t.CreatedAt > cutoff.Unix() || t.Status != session.TurnQueued || t.CancelRequested {
-			continue
+		if err != nil || t.CreatedAt > cutoff.Unix() || t.Status != session.TurnQueued || !t.Runnable() {
+			return nil
 		}
 		e.startTurn(ctx, t)
 		n++
-	}
-	active, err := e.store.ActiveTurns(ctx, 100)
+		return nil
+	})
 	if err != nil {
 		return n, err
 	}
-	for _, marked := range active {
-		// A started turn whose execution ended without settling it (Settle failed for good, the execution was
-		// stopped or lost) would keep its Session busy forever: settle it as failed.
-		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
-		if err != nil || t.Status.Terminal() || t.CreatedAt > cutoff.Unix() {
-			continue
+	for _, mark := range []session.Mark{session.MarkResuming, session.MarkActive} {
+		err := e.store.MarkedTurns(ctx, mark, func(marked session.Turn) error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
+			if err != nil || t.Status.Terminal() || t.CreatedAt > cutoff.Unix() {
+				return nil
+			}
+			acted, err := e.reconcileTurn(ctx, t, cutoff)
+			if err != nil {
+				slog.ErrorContext(ctx, "reconcile turn", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
+			}
+			if acted {
+				n++
+			}
+			return nil
+		})
+		if err != nil {
+			return n, err
 		}
-		ref := t.ExecutionARN
-		if ref == "" {
-			ref = t.ID
-		}
-		ended, err := e.orch.ExecutionEnded(ctx, ref)
-		if err != nil || !ended {
-			continue
-		}
-		if _, err := e.Settle(ctx, t.SessionID, t.ID, json.RawMessage(`{"Error":"Baton.ExecutionEnded","Cause":"the turn's execution ended without settling it"}`)); err != nil {
-			slog.ErrorContext(ctx, "reconcile ended execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
-			continue
-		}
-		n++
-	}
-	resuming, err := e.store.ResumingTurns(ctx, 100)
-	if err != nil {
-		return n, err
-	}
-	for _, marked := range resuming {
-		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
-		if err != nil || t.Status != session.TurnWaiting || t.CancelRequested || t.ResumedRound < t.Round || t.ResumeClaimedAt > cutoff.UnixMilli() {
-			continue
-		}
-		if err := e.tryResume(ctx, t.SessionID, t.ID); err != nil {
-			slog.ErrorContext(ctx, "reconcile resume", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
-			continue
-		}
-		n++
 	}
 	return n, nil
+}
+
+// reconcileTurn settles a started turn whose execution ended without settling it, or drives a resume that is due
+// and whose claim is older than cutoff. It reports whether it acted.
+func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.Time) (bool, error) {
+	ref := t.ExecutionARN
+	if ref == "" {
+		ref = t.ID
+	}
+	ended, err := e.orch.ExecutionEnded(ctx, ref)
+	if err != nil {
+		return false, err
+	}
+	if ended {
+		if _, err := e.Settle(ctx, t.SessionID, t.ID, statemachine.RunOutcome{Error: statemachine.ErrorExecutionEnded, Cause: "the turn's execution ended without settling it"}); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	if !t.ResumeDue() || (t.ClaimedToken == t.TaskToken && t.ResumeClaimedAt > cutoff.UnixMilli()) {
+		return false, nil
+	}
+	return true, e.tryResume(ctx, t.SessionID, t.ID)
 }
 
 // PeekTurn returns a turn and its session without any check or write, for a runtime deciding whether it can

@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strings"
 
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Park stores the task token of a turn's AwaitResults state for the given round (the Park function,
@@ -18,48 +19,42 @@ func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, 
 		if err != nil {
 			return err
 		}
-		if t.Status.Terminal() || t.CancelRequested {
+		verdict, err := t.Park(round, token)
+		if err != nil {
+			return err
+		}
+		if verdict == session.ParkIgnored {
 			return nil
 		}
-		if t.Round != round || t.Status != session.TurnWaiting {
-			return fmt.Errorf("park turn %s: round %d, turn is %s in round %d", turnID, round, t.Status, t.Round)
+		// Storing the token and claiming the resume (when every result is in) are one write.
+		claim := t.ClaimResume(e.clock().UnixMilli(), resumeGrace.Milliseconds())
+		if verdict == session.ParkUnchanged && claim != session.ClaimTaken {
+			return nil
 		}
-		if t.TokenRound == round && t.TaskToken == token {
-			break
-		}
-		t.TaskToken, t.TokenRound = token, round
 		if err := e.commit(ctx, Commit{Turns: []TurnWrite{{Turn: t, Version: t.Version}}}); err != nil {
 			if isConflict(err) && attempt < maxCommitAttempts {
+				if err := backoff(ctx, attempt+1); err != nil {
+					return err
+				}
 				continue
 			}
 			return err
 		}
-		break
+		if claim == session.ClaimTaken {
+			return e.sendResume(ctx, t)
+		}
+		return nil
 	}
-	return e.tryResume(ctx, sessionID, turnID)
-}
-
-// RunOutcome is what the Run state hands to Settle: the activity's output ({"status":"completed"}) or the
-// Catch's error object ({"Error","Cause"}).
-type RunOutcome struct {
-	Status string `json:"status"`
-	Error  string `json:"Error"`
-	Cause  string `json:"Cause"`
 }
 
 // Settle commits a turn's terminal state (the Settle function, docs/internals.md) and returns it:
 // "completed" after a successful run (events turn.completed with usage, then session.idle), otherwise "failed"
-// (events turn.failed, then session.failed; unfinished items become incomplete; the Session stays usable). A turn
-// that is already terminal (e.g. cancelled) keeps its state and Settle returns it unchanged.
-func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run json.RawMessage) (string, error) {
-	var out RunOutcome
-	if len(run) > 0 && string(run) != "null" {
-		if err := json.Unmarshal(run, &out); err != nil {
-			return "", fmt.Errorf("settle turn %s: decode run outcome: %w", turnID, err)
-		}
-	}
+// (events turn.failed, then session.failed; unfinished items become incomplete; the Session stays usable). run is
+// the state machine's $.run (statemachine.RunOutcome). A turn that is already terminal (e.g. cancelled) keeps its
+// state and Settle returns it unchanged.
+func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run statemachine.RunOutcome) (string, error) {
 	for attempt := 0; ; attempt++ {
-		status, err := e.settleOnce(ctx, sessionID, turnID, out)
+		status, err := e.settleOnce(ctx, sessionID, turnID, run)
 		if isConflict(err) && attempt < maxCommitAttempts {
 			continue
 		}
@@ -67,7 +62,7 @@ func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run json.
 	}
 }
 
-func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out RunOutcome) (string, error) {
+func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out statemachine.RunOutcome) (string, error) {
 	s, err := e.store.GetSession(ctx, sessionID)
 	if err != nil {
 		return "", err
@@ -81,9 +76,23 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	}
 	now := e.now()
 	w := newWriter(&s)
+	isActive := s.ActiveTurnID == t.ID
+	if t.CancelRequested && isActive {
+		// The caller's cancel fenced the turn off and its harness stopped before the cancel itself committed:
+		// the turn ends as the caller asked, not as the harness's failure.
+		unfinished, err := e.unfinishedItems(ctx, s.ID, t.ID)
+		if err != nil {
+			return "", err
+		}
+		e.cancelTurn(&s, w, &t, unfinished)
+		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
+		if err := e.commit(ctx, c); err != nil {
+			return "", err
+		}
+		return string(t.Status), nil
+	}
 	t.CompletedAt = &now
 	s.LastActiveAt = now
-	isActive := s.ActiveTurnID == t.ID
 	if out.Status == "completed" && out.Error == "" {
 		t.Status = session.TurnCompleted
 		if isActive {
@@ -119,7 +128,8 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out R
 	return string(t.Status), nil
 }
 
-// unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream).
+// unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream), a message
+// with the text its output_text.delta events carried so far (the item itself is not rewritten while it streams).
 func (e *Engine) unfinishedItems(ctx context.Context, sessionID, turnID string) ([]session.Item, error) {
 	items, _, err := e.store.ListItems(ctx, sessionID, turnID, Page{Limit: 1000, Order: "asc"})
 	if err != nil {
@@ -127,11 +137,48 @@ func (e *Engine) unfinishedItems(ctx context.Context, sessionID, turnID string) 
 	}
 	var out []session.Item
 	for _, it := range items {
-		if it.Status == session.ItemInProgress {
-			out = append(out, it)
+		if it.Status != session.ItemInProgress {
+			continue
 		}
+		if it.Type == session.ItemMessage && it.StartEventSeq > 0 {
+			text, err := e.streamedText(ctx, sessionID, it.ID, it.StartEventSeq)
+			if err != nil {
+				return nil, err
+			}
+			it.Content = []session.ContentPart{{Type: "output_text", Text: text}}
+		}
+		out = append(out, it)
 	}
 	return out, nil
+}
+
+// streamedText concatenates the output_text.delta events of a message, reading the Session's events from the one
+// that added the message.
+func (e *Engine) streamedText(ctx context.Context, sessionID, itemID string, fromSeq int64) (string, error) {
+	var b strings.Builder
+	after := fromSeq - 1
+	for {
+		evs, err := e.store.EventsAfter(ctx, sessionID, after, 500)
+		if err != nil {
+			return "", err
+		}
+		if len(evs) == 0 {
+			return b.String(), nil
+		}
+		for _, ev := range evs {
+			after = ev.Seq
+			if ev.Type != session.EventOutputTextDelta {
+				continue
+			}
+			var d struct {
+				ItemID string `json:"item_id"`
+				Delta  string `json:"delta"`
+			}
+			if json.Unmarshal(ev.Data, &d) == nil && d.ItemID == itemID {
+				b.WriteString(d.Delta)
+			}
+		}
+	}
 }
 
 // closeIncomplete stores a cancelled or failed turn's unfinished items as incomplete, keeping their partial

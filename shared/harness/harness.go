@@ -12,6 +12,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Kind is the harness kind this package implements (DESIGN Decision 2).
@@ -27,8 +28,9 @@ type Journal interface {
 	AppendText(ctx context.Context, itemID, delta string) error
 	// FinishMessage completes an open message with its whole text.
 	FinishMessage(ctx context.Context, itemID, text string) error
-	// RequestCalls parks the turn on the calls, in order, and returns the new round.
-	RequestCalls(ctx context.Context, calls []engine.PendingCall) (int, error)
+	// RequestCalls parks the turn on the calls, in order, stores the queued calls that follow them in the model's
+	// response (Job.Queued of the run that resumes the round), and returns the new round.
+	RequestCalls(ctx context.Context, calls []engine.PendingCall, queued ...engine.PendingCall) (int, error)
 	// RecordUsage adds the step's token usage to the turn.
 	RecordUsage(ctx context.Context, u session.Usage) error
 	// StartMCPCall appends an in_progress mcp_call item (the harness is about to call the tool) and returns its id.
@@ -53,13 +55,23 @@ type Job struct {
 	// MCP connects the configuration's HTTP MCP servers; nil means this runtime has no MCP client (every MCP
 	// server is then unavailable, and a required one fails the run).
 	MCP MCPConnector
+	// Queued are the calls of the response that parked the previous round which follow its function calls
+	// (engine.Run.Queued): Run runs them, in model order, before asking the model again (docs/tools.md "Order of
+	// tool calls"). Nil = none.
+	Queued []engine.PendingCall
+	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
+	// none can be resolved: a server whose headers hold a reference fails to connect with ErrNoCredentialResolver.
+	Credentials CredentialResolver
+	// Builtins are the builtin tool implementations this runtime hosts, by name (BuiltinToolNames); nil = none, so
+	// no builtin tool is offered even when the configuration asks for them.
+	Builtins map[string]BuiltinTool
 	// Logger receives operational logs (an optional MCP server that is unavailable); nil means slog.Default().
 	Logger *slog.Logger
 }
 
 // JobOf returns the Job of a begun engine run (without an MCP connector; the runtime sets Job.MCP).
 func JobOf(r *engine.Run) Job {
-	return Job{TurnID: r.Turn.ID, Config: r.Turn.EffectiveConfig(r.Session), History: r.History, Journal: r}
+	return Job{TurnID: r.Turn.ID, Config: r.Turn.EffectiveConfig(r.Session), History: r.History, Journal: r, Queued: r.Queued}
 }
 
 // MaxSteps bounds the model steps of one activity task (steps whose calls all run in the harness — MCP tools and
@@ -67,37 +79,39 @@ func JobOf(r *engine.Run) Job {
 // task with a *ModelError.
 const MaxSteps = 32
 
-// Outcome statuses (the activity output's `status`, docs/internals.md).
+// Outcome statuses (the activity output's `status`, statemachine.StatusCompleted and StatusRequiresAction).
 const (
-	StatusCompleted      = "completed"
-	StatusRequiresAction = "requires_action"
+	StatusCompleted      = statemachine.StatusCompleted
+	StatusRequiresAction = statemachine.StatusRequiresAction
 )
 
-// Outcome is the activity task's output: {"status":"completed"} or {"status":"requires_action","round":n}, where
-// round is the turn's round the calls were requested in (1-based).
-type Outcome struct {
-	Status string `json:"status"`
-	Round  int    `json:"round,omitempty"`
-}
+// Outcome is the activity task's output, statemachine.ActivityOutput: {"status":"completed"} or
+// {"status":"requires_action","round":n}, where round is the turn's round the calls were requested in (1-based).
+type Outcome = statemachine.ActivityOutput
 
 // Run performs one activity task of a turn: the agent loop from the current history until the turn needs the
 // caller (function calls) or ends.
 //
-// At the start it builds the toolbox: eager functions, deferred functions already called in the Session,
-// tool_search (when declared; docs/tool-search.md) and the tools of the HTTP MCP servers it connects (filtered by
-// allowed_tools, named MCPToolName; a required server that fails to initialize fails the run with a *ConfigError
-// before anything is journaled). With text.format json_schema it compiles the schema once.
+// At the start it builds the toolbox (docs/tools.md): eager functions, deferred functions already called in the
+// Session, tool_search (when declared; docs/tool-search.md), builtin tools the runtime implements (when the
+// configuration asks for them) and the tools of the HTTP MCP servers it connects (filtered by allowed_tools, named
+// MCPToolName, input schemas compiled; a required server that fails to initialize fails the run with a
+// *ConfigError before anything is journaled) — all filtered by Controls.AllowedTools. With text.format
+// json_schema it compiles the schema once. Calls queued by the previous round (Job.Queued) run first.
 //
 // Each step streams one model response into the journal. Every call gets a Core call id unique within the Session
 // ("call_<turn id without its prefix>_<n>", see callIDs); the provider's own id is dropped. Text deltas become one assistant message per run of text;
 // a message's phase is commentary when the response also calls tools and final_answer otherwise (streamed live when
 // the provider declares the phase, held back until it is known when it does not, see Part.Phase). Usage parts are
-// summed and recorded before the calls or the final message are committed. Then:
-//   - calls of MCP tools run in the harness, in call order, each journaled as an mcp_call item (item.added
-//     in_progress, then item.done completed or failed); tool_search calls run in the harness and are not
-//     journaled (Core invents no tool-search item);
-//   - when the response also has function calls, the journal parks the turn on them (in call order) and Run returns
-//     requires_action and the round; otherwise the calls' results join the conversation and the next step runs;
+// summed and recorded before the calls or the final message are committed. Then the calls run in model order:
+//   - calls of MCP tools run in the harness, each journaled as an mcp_call item (item.added in_progress, then
+//     item.done completed or failed; arguments byte for byte, checked against the tool's input schema first);
+//     tool_search and builtin calls run in the harness and are not journaled;
+//   - a call of a tool the request did not offer is never run and never handed to the caller: the model gets an
+//     error result (a failed mcp_call item when the name belongs to a declared MCP server);
+//   - at the first function call, the journal parks the turn on it and the function calls directly after it, the
+//     calls after those are queued for the resume, and Run returns requires_action and the round; without
+//     function calls the results join the conversation and the next step runs;
 //   - a response without calls completes the turn. With a json_schema the final text is held back, validated
 //     (a *StructuredOutputError when invalid, nothing journaled) and published as one final_answer message with one
 //     delta, unchanged.
@@ -120,12 +134,27 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer tb.close()
+	log := job.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if len(job.Queued) > 0 {
+		req.Tools = tb.offered()
+		out, more, err := runQueued(ctx, job.Journal, log, tb, job.Queued, job.History)
+		if err != nil || out != nil {
+			if out == nil {
+				return Outcome{}, err
+			}
+			return *out, err
+		}
+		req.Messages = append(req.Messages, more...)
+	}
 	for n := 0; ; n++ {
 		if n == MaxSteps {
 			return Outcome{}, &ModelError{Cause: fmt.Sprintf("the model called harness tools in %d consecutive steps without finishing", MaxSteps)}
 		}
 		req.Tools = tb.offered()
-		out, more, err := runStep(ctx, job.Journal, model, req, tb, validator)
+		out, more, err := runStep(ctx, job.Journal, log, model, req, tb, validator)
 		if err != nil || more == nil {
 			return out, err
 		}
@@ -135,13 +164,13 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 
 // runStep streams one response and acts on it. It returns the outcome when the activity task ends, or the
 // messages to append (the assistant's calls and their results) when the loop continues.
-func runStep(ctx context.Context, j Journal, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
+func runStep(ctx context.Context, j Journal, log *slog.Logger, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
 	st, err := model.Stream(ctx, req)
 	if err != nil {
 		return Outcome{}, nil, err
 	}
 	defer st.Close()
-	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req)}
+	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req), log: log}
 	for {
 		p, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -175,6 +204,7 @@ type step struct {
 	calls      []Call
 	nextCallID func() string
 	usage      *session.Usage
+	log        *slog.Logger
 }
 
 func (s *step) take(p Part) error {
@@ -323,10 +353,46 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 	if err := s.flush(session.PhaseCommentary); err != nil {
 		return Outcome{}, nil, err
 	}
-	var functions []engine.PendingCall
-	var results []Result
-	for _, c := range s.calls {
-		switch tb.kind(c.Name) {
+	results, functions, rest, err := s.runCalls(tb, s.calls)
+	if err != nil {
+		return Outcome{}, nil, err
+	}
+	if len(functions) > 0 {
+		return s.park(functions, rest)
+	}
+	return Outcome{}, []Message{
+		{Role: RoleAssistant, Text: s.said.String(), Calls: s.calls},
+		{Role: RoleTool, Results: results},
+	}, nil
+}
+
+// park requests the function calls and queues the calls that follow them in the response; the activity task
+// ends with requires_action.
+func (s *step) park(functions []engine.PendingCall, rest []Call) (Outcome, []Message, error) {
+	queued := make([]engine.PendingCall, 0, len(rest))
+	for _, c := range rest {
+		queued = append(queued, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	round, err := s.j.RequestCalls(s.ctx, functions, queued...)
+	if err != nil {
+		return Outcome{}, nil, fmt.Errorf("request calls: %w", err)
+	}
+	return Outcome{Status: StatusRequiresAction, Round: round}, nil, nil
+}
+
+// runCalls executes the calls of one response in model order (docs/tools.md "Order of tool calls"):
+// tool_search, MCP and builtin tools run here; a call of a tool the request did not offer is never run and never
+// handed to the caller — it gets an error result (and, when its name belongs to a declared MCP server, a failed
+// mcp_call item). At the first function call it stops: functions are that call and the function calls directly
+// after it (handed to the caller together), rest the calls after those, unrun (queued until the results arrive).
+// results are those of the calls run, in order.
+func (s *step) runCalls(tb *toolbox, calls []Call) (results []Result, functions []engine.PendingCall, rest []Call, err error) {
+	for i, c := range calls {
+		k := tb.kind(c.Name)
+		if k != callFunction && len(functions) > 0 {
+			return results, functions, calls[i:], nil
+		}
+		switch k {
 		case callFunction:
 			functions = append(functions, engine.PendingCall{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 		case callSearch:
@@ -335,22 +401,103 @@ func (s *step) end(tb *toolbox, v *outputValidator) (out Outcome, more []Message
 		case callMCP:
 			r, err := s.callMCP(tb.mcp[c.Name], c)
 			if err != nil {
-				return Outcome{}, nil, err
+				return nil, nil, nil, err
 			}
+			results = append(results, r)
+		case callBuiltin:
+			results = append(results, s.callBuiltin(tb.builtins[c.Name], c))
+		case callUnoffered:
+			r, err := s.rejectCall(tb, c)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			// The conversation sent back to the provider names the call in a form the provider accepts (a
+			// hallucinated name such as "functions.lookup" would make it reject the next request).
+			calls[i].Name = providerSafe(c.Name, c.Name)
+			r.Name = calls[i].Name
 			results = append(results, r)
 		}
 	}
-	if len(functions) > 0 {
-		round, err := s.j.RequestCalls(s.ctx, functions)
-		if err != nil {
-			return Outcome{}, nil, fmt.Errorf("request calls: %w", err)
+	return results, functions, nil, nil
+}
+
+// runQueued continues the response that parked the previous round: it runs the queued calls (Job.Queued) in
+// order, skipping those whose mcp_call item the history already holds (a retried task), until the next function
+// call, where it parks again with the calls after it queued. Otherwise it returns the conversation messages of
+// the calls it ran — each shown as one assistant call followed by its result, as Conversation shows mcp_call
+// items — and the loop asks the model for the next step.
+func runQueued(ctx context.Context, j Journal, log *slog.Logger, tb *toolbox, queued []engine.PendingCall, history []session.Item) (*Outcome, []Message, error) {
+	done := map[string]bool{}
+	for _, it := range history {
+		if it.Type == session.ItemMCPCall && it.CallID != "" {
+			done[it.CallID] = true
 		}
-		return Outcome{Status: StatusRequiresAction, Round: round}, nil, nil
 	}
-	return Outcome{}, []Message{
-		{Role: RoleAssistant, Text: s.said.String(), Calls: s.calls},
-		{Role: RoleTool, Results: results},
-	}, nil
+	var calls []Call
+	for _, q := range queued {
+		if !done[q.CallID] {
+			args := q.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			calls = append(calls, Call{ID: q.CallID, Name: q.Name, Arguments: args})
+		}
+	}
+	s := &step{ctx: ctx, j: j, log: log}
+	results, functions, rest, err := s.runCalls(tb, calls)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(functions) > 0 {
+		out, _, err := s.park(functions, rest)
+		return &out, nil, err
+	}
+	var more []Message
+	for i, r := range results {
+		more = append(more, Message{Role: RoleAssistant, Calls: []Call{calls[i]}}, Message{Role: RoleTool, Results: []Result{r}})
+	}
+	return nil, more, nil
+}
+
+// rejectCall answers a call of a tool the request did not offer with an error result the model reads. A name
+// that belongs to a declared MCP server (tb.mcpRefOf) is journaled as an mcp_call item with status failed and
+// that error; any other name leaves no item (like tool_search, it lives only in the activity task's conversation)
+// and is logged.
+func (s *step) rejectCall(tb *toolbox, c Call) (Result, error) {
+	msg := fmt.Sprintf("tool %q is not available: it was not offered in this request (not declared, not allowed, not loaded yet, or its server is unavailable). Call only the offered tools.", c.Name)
+	if ref, ok := tb.mcpRefOf(c.Name); ok {
+		msg = fmt.Sprintf("MCP tool %q of server %q is not available: it was not offered in this request (not allowed, not listed by the server, or the server is unavailable). Call only the offered tools.", ref.name, ref.label)
+		if err := s.failedMCPCall(ref, c, msg); err != nil {
+			return Result{}, err
+		}
+	} else {
+		s.log.Warn("the model called a tool that was not offered; it got an error result", "tool", c.Name, "call_id", c.ID)
+	}
+	return Result{CallID: c.ID, Name: c.Name, Output: msg, IsError: true}, nil
+}
+
+// failedMCPCall journals an mcp_call item that never reached the server: item.added in_progress, then item.done
+// failed with error msg.
+func (s *step) failedMCPCall(ref mcpRef, c Call, msg string) error {
+	id, err := s.j.StartMCPCall(s.ctx, engine.MCPCall{CallID: c.ID, ServerLabel: ref.label, Name: ref.name, Arguments: c.Arguments})
+	if err != nil {
+		return fmt.Errorf("start mcp call: %w", err)
+	}
+	errValue, _ := json.Marshal(msg)
+	if err := s.j.FinishMCPCall(s.ctx, id, nil, errValue, true); err != nil {
+		return fmt.Errorf("finish mcp call: %w", err)
+	}
+	return nil
+}
+
+// callBuiltin runs an offered builtin tool. It journals no item: the builtin tools' items belong to their
+// implementation (docs/tools.md "Builtin tools").
+func (s *step) callBuiltin(b BuiltinTool, c Call) Result {
+	out, isErr, err := b.Call(s.ctx, c.Arguments)
+	if err != nil {
+		return Result{CallID: c.ID, Name: c.Name, Output: fmt.Sprintf("tool %q failed: %v", c.Name, err), IsError: true}
+	}
+	return Result{CallID: c.ID, Name: c.Name, Output: out, IsError: isErr}
 }
 
 // endStructured validates the held final answer and publishes it as one final_answer message with one delta.
@@ -377,6 +524,13 @@ func (s *step) endStructured(v *outputValidator) (Outcome, []Message, error) {
 // result with isError: error = its output; a failed call: error = "MCP error: …", output null). The model reads
 // the output, or the error text with IsError set.
 func (s *step) callMCP(t mcpTool, c Call) (Result, error) {
+	if err := checkArguments(t.schema, c.Arguments); err != nil {
+		msg := fmt.Sprintf("MCP tool %q of server %q was not called: %v", t.name, t.label, err)
+		if err := s.failedMCPCall(mcpRef{t.label, t.name}, c, msg); err != nil {
+			return Result{}, err
+		}
+		return Result{CallID: c.ID, Name: c.Name, Output: msg, IsError: true}, nil
+	}
 	id, err := s.j.StartMCPCall(s.ctx, engine.MCPCall{CallID: c.ID, ServerLabel: t.label, Name: t.name, Arguments: c.Arguments})
 	if err != nil {
 		return Result{}, fmt.Errorf("start mcp call: %w", err)

@@ -70,7 +70,7 @@ func (j *journal) FinishMessage(_ context.Context, itemID, text string) error {
 	return nil
 }
 
-func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall) (int, error) {
+func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall, _ ...engine.PendingCall) (int, error) {
 	if err := j.fail("calls"); err != nil {
 		return 0, err
 	}
@@ -261,6 +261,7 @@ func TestRunWithScriptedModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := config(weatherScript)
+			cfg.Tools = append(cfg.Tools, json.RawMessage(`{"type":"function","name":"book_hotel","parameters":{"type":"object"}}`))
 			model, err := harness.Providers{harness.ProtocolScripted: scripted.New}.Model(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -390,7 +391,9 @@ func TestRunHoldsTextUntilThePhaseIsKnown(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			j := &journal{}
-			got, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_x", Config: config(`{}`), History: []session.Item{user("hi")}, Journal: j}, &fakeModel{parts: tc.parts})
+			cfg := config(`{}`)
+			cfg.Tools = append(cfg.Tools, json.RawMessage(`{"type":"function","name":"f","parameters":{"type":"object"}}`))
+			got, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_x", Config: cfg, History: []session.Item{user("hi")}, Journal: j}, &fakeModel{parts: tc.parts})
 			if err != nil {
 				t.Fatal(err)
 			}

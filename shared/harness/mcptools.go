@@ -1,17 +1,59 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
 	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // MCPToolSeparator joins a server_label and a server tool name into the name the model sees for an HTTP MCP tool:
 // "<server_label>__<tool>" (e.g. "everything__get-sum"). Public mcp_call items keep the original label and name.
 const MCPToolSeparator = "__"
 
-// MCPToolName returns the model-facing name of tool `name` of server `label` (MCPToolSeparator).
-func MCPToolName(label, name string) string { return label + MCPToolSeparator + name }
+// ProviderToolName is the rule every model-facing tool name Baton derives satisfies: the strictest common rule of
+// the providers it speaks (OpenAI Responses and Chat Completions function names, Anthropic Messages tool names and
+// Bedrock Converse toolSpec names all accept `^[a-zA-Z0-9_-]{1,64}$`; docs/tools.md "Tool names sent to a model").
+var ProviderToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// MCPToolName returns the model-facing name of tool `name` of server `label`: "<label>__<name>" when that
+// satisfies ProviderToolName (e.g. "everything__get-sum"); otherwise every character outside [a-zA-Z0-9_-]
+// becomes "_", the result is cut to 53 bytes and "_" plus the first 10 hex digits of the SHA-256 of
+// label + NUL + name is appended (at most 64 characters). The mapping is deterministic, so a name read back from a
+// model (or rebuilt from an mcp_call item of the history) resolves to the same (label, name); the harness keeps
+// the reverse mapping and items and events always carry the original names.
+func MCPToolName(label, name string) string {
+	return providerSafe(label+MCPToolSeparator+name, label+"\x00"+name)
+}
+
+// providerSafe returns n when it satisfies ProviderToolName, else n with every other byte replaced by "_", cut to
+// 53 bytes, plus "_" and the first 10 hex digits of the SHA-256 of key.
+func providerSafe(n, key string) string {
+	if ProviderToolName.MatchString(n) {
+		return n
+	}
+	sum := sha256.Sum256([]byte(key))
+	suffix := "_" + hex.EncodeToString(sum[:])[:10]
+	var b strings.Builder
+	for i := 0; i < len(n) && b.Len() < 64-len(suffix); i++ {
+		c := n[i]
+		if c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String() + suffix
+}
 
 // Bounds of MCP work within one activity task.
 const (
@@ -21,18 +63,20 @@ const (
 	MCPCallTimeout = 2 * time.Minute
 )
 
-// MCPServer is one HTTP MCP server a run connects to: the declaration's server_label and server_url, and the
-// bearer token of its selected Vault credential ("" = anonymous). Allowed-tools filtering and the required flag
-// are applied by the harness, not by the connector.
+// MCPServer is one HTTP MCP server a run connects to: the declaration's server_label and server_url, the
+// bearer token of its selected Vault credential ("" = anonymous) and the HTTP headers to send on every request
+// (token-vault references already resolved; nil = none). Allowed-tools filtering and the required flag are
+// applied by the harness, not by the connector.
 type MCPServer struct {
 	Label       string
 	URL         string
 	BearerToken string
+	Headers     map[string]string
 }
 
 // MCPConnector opens MCP client sessions (package harness/mcp implements it with the official go-sdk over
 // streamable HTTP). Connect initializes the session; it returns an error when the server cannot be reached or
-// refuses initialization. The error must not contain the bearer token.
+// refuses initialization. The error must contain neither the bearer token nor a header value.
 type MCPConnector interface {
 	Connect(ctx context.Context, server MCPServer) (MCPSession, error)
 }
@@ -41,7 +85,8 @@ type MCPConnector interface {
 type MCPSession interface {
 	// ListTools returns every tool of the server (all pages), in the server's order.
 	ListTools(ctx context.Context) ([]MCPTool, error)
-	// CallTool calls a tool with JSON object arguments. A tool-level failure (the result's isError) is a result
+	// CallTool calls a tool with JSON object arguments, sent byte for byte as given (no re-encoding through Go
+	// values, so an integer beyond 2^53 arrives unchanged). A tool-level failure (the result's isError) is a result
 	// with IsError set, not an error; an error means the call itself failed (transport, protocol, unknown tool).
 	CallTool(ctx context.Context, name string, arguments json.RawMessage) (MCPResult, error)
 	// Close ends the session.
@@ -61,4 +106,106 @@ type MCPTool struct {
 type MCPResult struct {
 	Output  json.RawMessage
 	IsError bool
+}
+
+// CredentialResolver resolves token-vault references in MCP server headers at invocation time
+// (docs/tools.md "MCP headers"). ResolveAPIKey gets the ARN inside "${…}" (e.g.
+// "arn:aws:bedrock-agentcore:us-west-2:123456789012:token-vault/default/apikeycredentialprovider/my-key") and
+// returns the API key stored for it. Errors name the reference, never a key. The token vault implements it; the
+// harness only declares it.
+type CredentialResolver interface {
+	ResolveAPIKey(ctx context.Context, arn string) (string, error)
+}
+
+// ErrNoCredentialResolver: a header holds a token-vault reference but the runtime has no CredentialResolver
+// (Job.Credentials nil). The server fails to connect (a required server fails the run).
+var ErrNoCredentialResolver = errors.New("this runtime has no token vault to resolve credential references")
+
+// vaultRef is a token-vault reference inside a header value: "${arn:…}".
+var vaultRef = regexp.MustCompile(`\$\{(arn:[^}]+)\}`)
+
+// resolveHeaders returns the headers with every "${arn:…}" reference replaced by the key the resolver returns
+// (a value may hold other text around it, e.g. "Bearer ${arn:…}"). nil in, nil out. Errors name the header and
+// the reference, never a resolved value; a nil resolver with a reference gives ErrNoCredentialResolver.
+func resolveHeaders(ctx context.Context, headers map[string]string, r CredentialResolver) (map[string]string, error) {
+	if len(headers) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, 0, len(headers))
+	for k := range headers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(headers))
+	for _, k := range keys {
+		v := headers[k]
+		var failed error
+		out[k] = vaultRef.ReplaceAllStringFunc(v, func(m string) string {
+			if failed != nil {
+				return ""
+			}
+			arn := vaultRef.FindStringSubmatch(m)[1]
+			if r == nil {
+				failed = fmt.Errorf("header %q references %s: %w", k, arn, ErrNoCredentialResolver)
+				return ""
+			}
+			key, err := r.ResolveAPIKey(ctx, arn)
+			if err != nil {
+				failed = fmt.Errorf("header %q: resolve %s: %w", k, arn, err)
+				return ""
+			}
+			return key
+		})
+		if failed != nil {
+			return nil, failed
+		}
+	}
+	return out, nil
+}
+
+// compileInputSchema compiles an MCP tool's input schema once per activity task (external references refused).
+func compileInputSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	const loc = "urn:baton:mcp-input-schema"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+// checkArguments validates a call's arguments against a compiled input schema (nil = not validated). Numbers are
+// decoded as json.Number, so 3.5 is not an integer and 9007199254740993 is. The error text is what the model
+// reads: the violations, not the arguments.
+func checkArguments(schema *jsonschema.Schema, args json.RawMessage) error {
+	if schema == nil {
+		return nil
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return fmt.Errorf("the arguments are not valid JSON: %v", err)
+	}
+	if err := schema.Validate(v); err != nil {
+		return fmt.Errorf("the arguments do not match the tool's input schema: %v", err)
+	}
+	return nil
+}
+
+// BuiltinToolNames are the harness-run default tools a configuration may ask for (agent.Controls.BuiltinTools),
+// in the order they are offered.
+var BuiltinToolNames = []string{"shell", "file_operations"}
+
+// BuiltinTool is the implementation of one builtin tool (docs/tools.md "Builtin tools"). The harness offers a
+// builtin only when the configuration asks for builtin tools, allowedTools allows it and the runtime supplies an
+// implementation in Job.Builtins; no runtime supplies one yet, so none is offered today. Definition gives its
+// description and parameters (the name is the key of Job.Builtins); Call runs it with the model's JSON arguments
+// and returns the text the model reads, isError for a tool-level failure, and an error only when the tool could
+// not run at all (reported to the model as an error result as well).
+type BuiltinTool interface {
+	Definition() Tool
+	Call(ctx context.Context, arguments json.RawMessage) (output string, isError bool, err error)
 }

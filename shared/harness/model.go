@@ -119,9 +119,9 @@ type Request struct {
 	OutputSchema json.RawMessage
 }
 
-// ProtocolScripted is the default model provider protocol: the deterministic scripted model (package
-// harness/scripted; DESIGN "Local stack").
-const ProtocolScripted = "scripted"
+// ProtocolScripted is the default model provider protocol (agent.ProtocolScripted): the deterministic scripted
+// model of package harness/scripted.
+const ProtocolScripted = agent.ProtocolScripted
 
 // Provider builds the Model of a Session from its frozen configuration (the Agent's model, x_baton.model_provider
 // and x_baton.script). It returns an error, never containing credentials, when the configuration is unusable;
@@ -132,19 +132,10 @@ type Provider func(cfg agent.Config) (Model, error)
 // start-up with the providers it hosts; protocols without an entry are not available in that runtime.
 type Providers map[string]Provider
 
-// Protocol returns the model provider protocol a configuration selects: x_baton.model_provider.protocol, or
-// ProtocolScripted when it is absent or empty.
-func Protocol(cfg agent.Config) string {
-	if cfg.XBaton == nil || cfg.XBaton.ModelProvider == nil || cfg.XBaton.ModelProvider.Protocol == "" {
-		return ProtocolScripted
-	}
-	return cfg.XBaton.ModelProvider.Protocol
-}
-
 // Model returns the Model for cfg. Errors: *ConfigError wrapping ErrProtocolUnavailable when the protocol has no
 // provider in p; *ConfigError wrapping the provider's error when the provider rejects the configuration.
 func (p Providers) Model(cfg agent.Config) (Model, error) {
-	proto := Protocol(cfg)
+	proto := cfg.ModelProtocol()
 	build, ok := p[proto]
 	if !ok {
 		return nil, &ConfigError{Cause: fmt.Sprintf("model provider protocol %q is not available in this runtime", proto), Err: ErrProtocolUnavailable}

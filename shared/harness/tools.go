@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/toolpattern"
 )
 
 // ToolSearchName is the name of the tool the harness offers for deferred function discovery when the
@@ -29,23 +32,34 @@ var toolSearchTool = Tool{
 type callKind int
 
 const (
-	// callFunction: a function the caller executes (a required action).
+	// callFunction: an offered function the caller executes (a required action).
 	callFunction callKind = iota
 	// callSearch: the harness's tool_search.
 	callSearch
-	// callMCP: an HTTP MCP tool the harness calls.
+	// callMCP: an offered HTTP MCP tool the harness calls.
 	callMCP
+	// callBuiltin: an offered builtin tool the harness runs (Job.Builtins).
+	callBuiltin
+	// callUnoffered: a name the request did not offer (disallowed, undeclared, an MCP tool of a server that is
+	// down, a deferred function not loaded yet). It is never run and never handed to the caller: the model gets
+	// an error result (docs/tools.md "Calls of tools that were not offered").
+	callUnoffered
 )
 
-// mcpTool is an offered MCP tool: its session and original names.
+// mcpTool is an offered MCP tool: its session, original names and compiled input schema (nil = not validated).
 type mcpTool struct {
-	label string
-	name  string
-	sess  MCPSession
+	label  string
+	name   string
+	sess   MCPSession
+	schema *jsonschema.Schema
 }
 
+// mcpRef is a server label and original tool name, for naming a rejected MCP call in its mcp_call item.
+type mcpRef struct{ label, name string }
+
 // toolbox is what one activity task offers the model: eager functions, deferred functions once discovered, the
-// tool_search tool, and the tools of the connected MCP servers.
+// tool_search tool, the offered builtin tools and the tools of the connected MCP servers, all filtered by the
+// configuration's allowedTools patterns (Controls.AllowedTools).
 type toolbox struct {
 	eager    []Tool
 	deferred []Tool
@@ -53,21 +67,42 @@ type toolbox struct {
 	// the Session).
 	loaded   map[string]bool
 	search   bool
+	builtins map[string]BuiltinTool
+	builtinT []Tool
 	mcp      map[string]mcpTool
 	mcpTools []Tool
 	sessions []MCPSession
+	// known maps model-facing MCP names the task can attribute to a server (listed tools, including those not
+	// offered, and mcp_call items of the history) to their original names.
+	known map[string]mcpRef
+	// labels are the declared MCP server labels, for attributing "<label>__<tool>" names of servers that are down.
+	labels []string
+	// now is the set of names offered by the latest request (offered).
+	now map[string]bool
 }
 
 // openTools builds the toolbox of a run and connects its MCP servers (in parallel). A required server that fails
 // to connect or list its tools fails the run with a *ConfigError naming it; an optional one is logged and its
-// tools are left out.
+// tools are left out. Controls.AllowedTools that do not parse fail the run with a *ConfigError.
 func openTools(ctx context.Context, job Job) (*toolbox, error) {
-	tb := &toolbox{loaded: map[string]bool{}, mcp: map[string]mcpTool{}, search: job.Config.ToolSearch()}
+	var allow *toolpattern.List
+	if c := job.Config.Controls; c != nil {
+		l, err := toolpattern.ParseList(c.AllowedTools)
+		if err != nil {
+			return nil, &ConfigError{Cause: err.Error(), Err: err}
+		}
+		allow = l
+	}
+	tb := &toolbox{loaded: map[string]bool{}, mcp: map[string]mcpTool{}, known: map[string]mcpRef{},
+		search: job.Config.ToolSearch() && allow.Allows(toolpattern.Tool{Kind: toolpattern.Function, Name: ToolSearchName})}
 	names := map[string]bool{}
 	for _, f := range job.Config.Functions() {
+		if !allow.Allows(toolpattern.Tool{Kind: toolpattern.Function, Name: f.Name}) {
+			continue
+		}
 		t := Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters}
 		names[f.Name] = true
-		if f.DeferLoading && tb.search {
+		if f.DeferLoading && job.Config.ToolSearch() {
 			tb.deferred = append(tb.deferred, t)
 		} else {
 			tb.eager = append(tb.eager, t)
@@ -75,12 +110,33 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 	}
 	// A deferred function the Session already called was discovered before (docs/tool-search.md).
 	for _, it := range job.History {
-		if it.Type == session.ItemFunctionCall {
+		switch it.Type {
+		case session.ItemFunctionCall:
 			tb.loaded[it.Name] = true
+		case session.ItemMCPCall:
+			tb.known[MCPToolName(it.ServerLabel, it.Name)] = mcpRef{it.ServerLabel, it.Name}
 		}
 	}
 	if tb.search {
 		names[ToolSearchName] = true
+	}
+	// Builtin tools are offered only when the configuration asks for them and this runtime implements them
+	// (docs/tools.md "Builtin tools").
+	if c := job.Config.Controls; c != nil && c.BuiltinTools {
+		for _, name := range BuiltinToolNames {
+			b, ok := job.Builtins[name]
+			if !ok || names[name] || !allow.Allows(toolpattern.Tool{Kind: toolpattern.Builtin, Name: name}) {
+				continue
+			}
+			if tb.builtins == nil {
+				tb.builtins = map[string]BuiltinTool{}
+			}
+			tb.builtins[name] = b
+			names[name] = true
+			d := b.Definition()
+			d.Name = name
+			tb.builtinT = append(tb.builtinT, d)
+		}
 	}
 
 	servers := job.Config.MCPServers()
@@ -99,6 +155,7 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 	results := make([]listed, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
+		tb.labels = append(tb.labels, srv.ServerLabel)
 		wg.Go(func() {
 			if job.MCP == nil {
 				results[i].err = fmt.Errorf("this runtime has no MCP client")
@@ -106,8 +163,13 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 			}
 			cctx, cancel := context.WithTimeout(ctx, MCPConnectTimeout)
 			defer cancel()
+			headers, err := resolveHeaders(cctx, srv.Headers, job.Credentials)
+			if err != nil {
+				results[i].err = err
+				return
+			}
 			sess, err := job.MCP.Connect(cctx, MCPServer{Label: srv.ServerLabel, URL: srv.Transport.ServerURL,
-				BearerToken: job.Config.MCPBearerTokens[srv.ServerLabel]})
+				BearerToken: job.Config.MCPBearerTokens[srv.ServerLabel], Headers: headers})
 			if err != nil {
 				results[i].err = err
 				return
@@ -136,10 +198,11 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 			continue
 		}
 		for _, t := range r.tools {
-			if !allowed(srv.AllowedTools, t.Name) {
+			name := MCPToolName(srv.ServerLabel, t.Name)
+			tb.known[name] = mcpRef{srv.ServerLabel, t.Name}
+			if !allowed(srv.AllowedTools, t.Name) || !allow.Allows(toolpattern.Tool{Kind: toolpattern.MCP, Server: srv.ServerLabel, Name: t.Name}) {
 				continue
 			}
-			name := MCPToolName(srv.ServerLabel, t.Name)
 			if names[name] {
 				log.Warn("MCP tool name collides with another tool; not offered", "server_label", srv.ServerLabel, "tool", t.Name, "name", name)
 				continue
@@ -149,7 +212,11 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 			if len(params) == 0 || string(params) == "null" {
 				params = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			tb.mcp[name] = mcpTool{label: srv.ServerLabel, name: t.Name, sess: r.sess}
+			schema, err := compileInputSchema(params)
+			if err != nil {
+				log.Warn("MCP tool input schema does not compile; its arguments are not validated", "server_label", srv.ServerLabel, "tool", t.Name, "error", err)
+			}
+			tb.mcp[name] = mcpTool{label: srv.ServerLabel, name: t.Name, sess: r.sess, schema: schema}
 			tb.mcpTools = append(tb.mcpTools, Tool{Name: name, Description: t.Description, Parameters: params})
 		}
 	}
@@ -181,9 +248,10 @@ func (tb *toolbox) close() {
 	tb.sessions = nil
 }
 
-// offered returns the tools of the next model request: eager functions in declaration order, the discovered
-// deferred functions in declaration order, tool_search (when declared), then the MCP tools (servers in declaration
-// order, each server's tools in its listing order).
+// offered returns the tools of the next model request and remembers their names (kind classifies calls against
+// them): eager functions in declaration order, the discovered deferred functions in declaration order,
+// tool_search (when declared), the builtin tools (BuiltinToolNames order), then the MCP tools (servers in
+// declaration order, each server's tools in its listing order).
 func (tb *toolbox) offered() []Tool {
 	out := append([]Tool(nil), tb.eager...)
 	for _, t := range tb.deferred {
@@ -194,19 +262,46 @@ func (tb *toolbox) offered() []Tool {
 	if tb.search {
 		out = append(out, toolSearchTool)
 	}
-	return append(out, tb.mcpTools...)
+	out = append(out, tb.builtinT...)
+	out = append(out, tb.mcpTools...)
+	tb.now = make(map[string]bool, len(out))
+	for _, t := range out {
+		tb.now[t.Name] = true
+	}
+	return out
 }
 
-// kind classifies a call by its name: tool_search and offered MCP tools run in the harness; every other name is
-// a function for the caller.
+// kind classifies a call by its name against the tools the latest request offered: tool_search, MCP and builtin
+// tools run in the harness, an offered function goes to the caller, and any other name is callUnoffered.
 func (tb *toolbox) kind(name string) callKind {
+	if !tb.now[name] {
+		return callUnoffered
+	}
 	if tb.search && name == ToolSearchName {
 		return callSearch
 	}
 	if _, ok := tb.mcp[name]; ok {
 		return callMCP
 	}
+	if _, ok := tb.builtins[name]; ok {
+		return callBuiltin
+	}
 	return callFunction
+}
+
+// mcpRefOf attributes a model-facing name to an MCP server tool when it can: a tool a server listed in this task
+// (also when not offered), a tool of an mcp_call item in the history, or "<label>__<tool>" for a declared label
+// (the server may be down). ok is false for every other name.
+func (tb *toolbox) mcpRefOf(name string) (mcpRef, bool) {
+	if r, ok := tb.known[name]; ok {
+		return r, true
+	}
+	for _, l := range tb.labels {
+		if rest, ok := strings.CutPrefix(name, l+MCPToolSeparator); ok && rest != "" {
+			return mcpRef{l, rest}, true
+		}
+	}
+	return mcpRef{}, false
 }
 
 // searchResult is tool_search's output: {"functions":[{type, name, description, parameters}, …]}.

@@ -14,6 +14,7 @@ const (
 	codeUnsupportedOperation      = "unsupported_operation"
 	codeRequestTooLarge           = "request_too_large"
 	codeInternalError             = "internal_error"
+	codeContention                = "service_unavailable"
 	codeAuthenticationUnavailable = "authentication_unavailable"
 )
 
@@ -55,6 +56,7 @@ func errorType(status int, code string) string {
 // writeError is the one place an error becomes a response:
 //   - *engine.Error → its Status, Code, Message and Param (`x-should-retry: false` when NoRetry);
 //   - engine.ErrNotFound → 404 not_found_error "Resource not found.";
+//   - engine.ErrConflict (retries exhausted under contention) → 503 service_unavailable, `x-should-retry: true`;
 //   - engine.ErrUnauthenticated → 401, code null, `WWW-Authenticate: Bearer`;
 //   - engine.ErrTooLarge → 413 request_too_large (a record the store cannot hold, x-should-retry: false);
 //   - anything else → 500 internal_error with a generic message, logged once with the request id.
@@ -73,6 +75,14 @@ func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("x-should-retry", "false")
 		a.writeAPIError(w, r, http.StatusRequestEntityTooLarge, codeRequestTooLarge,
 			"The request is too large to store; reduce the size of the configuration or tool output.", "")
+	case errors.Is(err, engine.ErrConflict):
+		// Engine methods retry optimistic-concurrency conflicts with jittered backoff; one that reaches the API has
+		// exhausted them under contention. Nothing was written: the client may retry the same request.
+		a.logError(r, "contention", err)
+		w.Header().Set("x-should-retry", "true")
+		w.Header().Set("Retry-After", "1")
+		a.writeAPIError(w, r, http.StatusServiceUnavailable, codeContention,
+			"The Session is busy with concurrent writes; retry the request.", "")
 	case errors.Is(err, engine.ErrUnauthenticated):
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		a.writeAPIError(w, r, http.StatusUnauthorized, "", messageUnauthenticated, "")

@@ -234,11 +234,9 @@ func (f *fakeStore) GetIdempotency(_ context.Context, key string) (engine.Idempo
 	return r, nil
 }
 
-func (f *fakeStore) UnstartedTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
-
-func (f *fakeStore) ResumingTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
-
-func (f *fakeStore) ActiveTurns(context.Context, int) ([]session.Turn, error) { return nil, nil }
+func (f *fakeStore) MarkedTurns(context.Context, session.Mark, func(session.Turn) error) error {
+	return nil
+}
 
 func (f *fakeStore) MarkStarted(context.Context, string, string, string) error { return nil }
 

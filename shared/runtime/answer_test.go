@@ -16,6 +16,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/runtime"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // TestRuntimeRetriesTheAnswerUntilDelivered: a SendTaskSuccess or SendTaskFailure that fails transiently is retried
@@ -38,7 +39,7 @@ func TestRuntimeRetriesTheAnswerUntilDelivered(t *testing.T) {
 		},
 		{
 			name: "failure is retried through transient errors", script: `{"rules":[{"error":"simulated outage"}]}`, errs: []error{throttled, throttled},
-			want: &answer{Op: "failure", Error: runtime.ErrorModel, Cause: "scripted model: simulated outage"}, wantAttempts: 3,
+			want: &answer{Op: "failure", Error: statemachine.ErrorModel, Cause: "scripted model: simulated outage"}, wantAttempts: 3,
 		},
 		{
 			name: "a timed out task is not answered again", errs: []error{&types.TaskTimedOut{Message: aws.String("timed out")}},

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/runtime"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // TestRuntimeFailsATaskWhoseTurnNeedsACapabilityItDoesNotAdvertise: a turn that requires tool_search reaches a
@@ -53,7 +54,7 @@ func TestRuntimeFailsATaskWhoseTurnNeedsACapabilityItDoesNotAdvertise(t *testing
 	}
 	act.mu.Lock()
 	defer act.mu.Unlock()
-	want := answer{Op: "failure", Error: runtime.ErrorRuntimeIncapable, Cause: "the runtime does not advertise tool_search"}
+	want := answer{Op: "failure", Error: statemachine.ErrorRuntimeIncapable, Cause: "the runtime does not advertise tool_search"}
 	if diff := cmp.Diff(want, act.answers["t_needs"]); diff != "" {
 		t.Errorf("t_needs (-want +got):\n%s", diff)
 	}
@@ -108,7 +109,7 @@ func TestRuntimeDeclinesBeforeWriting(t *testing.T) {
 			act.mu.Lock()
 			got := act.answers["t_a"]
 			act.mu.Unlock()
-			if diff := cmp.Diff(answer{Op: "failure", Error: runtime.ErrorRuntimeIncapable, Cause: tc.wantCause}, got); diff != "" {
+			if diff := cmp.Diff(answer{Op: "failure", Error: statemachine.ErrorRuntimeIncapable, Cause: tc.wantCause}, got); diff != "" {
 				t.Errorf("answer (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(before, snapshot(store)); diff != "" {

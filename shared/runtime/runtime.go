@@ -22,6 +22,7 @@ import (
 	"github.com/baton-run/baton/shared/harness/scripted"
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // Engine is what a runtime needs from the use-case layer; *engine.Engine implements it. PeekTurn is a read-only
@@ -57,8 +58,6 @@ const (
 	answerBudget     = 60 * time.Second
 	answerBackoff    = 100 * time.Millisecond
 	answerMaxBackoff = 5 * time.Second
-	// maxCauseBytes is the Step Functions limit on a task failure's cause.
-	maxCauseBytes = 32768
 )
 
 // Config configures a Runtime. Zero values take the documented defaults.
@@ -90,6 +89,9 @@ type Config struct {
 	Providers harness.Providers
 	// MCP connects the HTTP MCP servers of a Session's tools; nil means the go-sdk client of package harness/mcp.
 	MCP harness.MCPConnector
+	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
+	// none can be resolved (a server whose headers hold a reference fails to connect).
+	Credentials harness.CredentialResolver
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Clock returns the current time; nil means time.Now.
@@ -256,15 +258,15 @@ var errStopping = errors.New("runtime stopping")
 // handle runs one activity task to its SendTaskSuccess or SendTaskFailure. The heartbeat goes on until the answer
 // is delivered (or given up, see answer), so a slow or failing Send does not let the task time out.
 func (r *Runtime) handle(work context.Context, token, input string) {
-	var in TaskInput
+	var in statemachine.ActivityInput
 	if err := json.Unmarshal([]byte(input), &in); err != nil || in.SessionID == "" || in.TurnID == "" {
-		r.fail(work, token, ErrorHarness, "the activity task input is not {session_id, turn_id, harness}")
+		r.fail(work, token, statemachine.ErrorHarness, "the activity task input is not {session_id, turn_id, harness}")
 		return
 	}
 	log := r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
 	if in.Harness != "" && in.Harness != r.cfg.Kind {
 		log.Warn("task for another harness kind", "harness", in.Harness)
-		r.fail(work, token, ErrorRuntimeIncapable, fmt.Sprintf("runtime %s hosts harness %q, not %q", r.cfg.ID, r.cfg.Kind, in.Harness))
+		r.fail(work, token, statemachine.ErrorRuntimeIncapable, fmt.Sprintf("runtime %s hosts harness %q, not %q", r.cfg.ID, r.cfg.Kind, in.Harness))
 		return
 	}
 	every := r.cfg.TaskHeartbeat
@@ -362,7 +364,7 @@ func answerFinal(err error) bool {
 // provider protocol must be hosted here and the turn's requires must be advertised. When not, it declines (an
 // error classify maps to Baton.RuntimeIncapable) before anything is written, so another runtime takes the task
 // from a clean state. A turn that is terminal or cancelled skips that decision: BeginRun reports it not runnable.
-func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, error) {
+func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harness.Outcome, error) {
 	turn, sess, err := r.eng.PeekTurn(ctx, in.SessionID, in.TurnID)
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("peek turn: %w", err)
@@ -389,6 +391,7 @@ func (r *Runtime) step(ctx context.Context, in TaskInput) (harness.Outcome, erro
 	}
 	job := harness.JobOf(run)
 	job.MCP = r.cfg.MCP
+	job.Credentials = r.cfg.Credentials
 	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
 	return harness.Run(ctx, job, model)
 }
@@ -473,8 +476,8 @@ func (r *Runtime) fail(work context.Context, token, name, cause string) {
 
 // failure returns the send of SendTaskFailure(token, name, cause), the cause cut to the Step Functions limit.
 func (r *Runtime) failure(token, name, cause string) func(context.Context) error {
-	if len(cause) > maxCauseBytes {
-		cause = cause[:maxCauseBytes]
+	if len(cause) > statemachine.MaxCauseBytes {
+		cause = cause[:statemachine.MaxCauseBytes]
 	}
 	return func(ctx context.Context) error {
 		_, err := r.act.SendTaskFailure(ctx, &sfn.SendTaskFailureInput{TaskToken: aws.String(token), Error: aws.String(name), Cause: aws.String(cause)})
@@ -490,20 +493,20 @@ func classify(err error) (name, cause string) {
 	var se *harness.StructuredOutputError
 	switch {
 	case errors.Is(err, engine.ErrTurnNotRunnable):
-		return ErrorTurnNotRunnable, "the turn was cancelled or has ended"
+		return statemachine.ErrorTurnNotRunnable, "the turn was cancelled or has ended"
 	case errors.As(err, new(*incapableError)):
-		return ErrorRuntimeIncapable, err.Error()
+		return statemachine.ErrorRuntimeIncapable, err.Error()
 	case errors.Is(err, errStopping):
-		return ErrorHarness, "the runtime stopped before the step finished"
+		return statemachine.ErrorHarness, "the runtime stopped before the step finished"
 	case errors.As(err, &me):
-		return ErrorModel, me.Cause
+		return statemachine.ErrorModel, me.Cause
 	case errors.As(err, &se):
-		return ErrorStructuredOutputInvalid, se.Cause
+		return statemachine.ErrorStructuredOutputInvalid, se.Cause
 	case errors.Is(err, harness.ErrProtocolUnavailable) && errors.As(err, &ce):
-		return ErrorRuntimeIncapable, ce.Cause
+		return statemachine.ErrorRuntimeIncapable, ce.Cause
 	case errors.As(err, &ce):
-		return ErrorHarness, ce.Cause
+		return statemachine.ErrorHarness, ce.Cause
 	default:
-		return ErrorHarness, "internal harness error"
+		return statemachine.ErrorHarness, "internal harness error"
 	}
 }

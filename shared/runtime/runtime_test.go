@@ -228,6 +228,14 @@ func TestRuntimeServesActivityTasks(t *testing.T) {
 	script := func(s string) *agent.Extension { return &agent.Extension{Script: json.RawMessage(s)} }
 	store.seed("s_text", nil, "Hello", false)
 	store.seed("s_call", script(`{"rules":[{"when":{"user_contains":"weather"},"calls":[{"name":"get_weather","arguments":{"city":"Paris"}},{"name":"get_time"}]}]}`), "weather?", false)
+	// The functions the script calls are declared: a call of an undeclared tool gets an error result instead of
+	// parking the turn (docs/tools.md).
+	callSession := store.sessions["s_call"]
+	callSession.Snapshot.Config.Tools = []json.RawMessage{
+		json.RawMessage(`{"type":"function","name":"get_weather","parameters":{"type":"object"}}`),
+		json.RawMessage(`{"type":"function","name":"get_time","parameters":{"type":"object"}}`),
+	}
+	store.sessions["s_call"] = callSession
 	store.seed("s_cancel", nil, "Hello", true)
 	store.seed("s_modelerr", script(`{"rules":[{"error":"simulated outage"}]}`), "Hello", false)
 	store.seed("s_badscript", script(`{"rules":[{"when":{}}]}`), "Hello", false)

@@ -54,6 +54,9 @@ type Item struct {
 
 	// mcp_call
 	ServerLabel string
+	// StartEventSeq is, for an assistant message, the sequence of the event that added it; the text of a message that
+	// is still in progress lives only in its output_text.delta events after it (never rendered).
+	StartEventSeq int64
 }
 
 // ContentPart is one part of a message: `input_text{text}`, `input_image{image_url}` or `output_text{text}`.

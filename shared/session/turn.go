@@ -54,7 +54,14 @@ type Turn struct {
 	CancelRequested bool
 	// ResumeClaimedAt is when the current round's resume was claimed (Unix milliseconds; 0 = never).
 	ResumeClaimedAt int64
-	ExecutionARN    string
+	// ClaimedToken is the task token the current claim is for ("" = none): a claim holds only for that token
+	// (lifecycle.go, ClaimResume).
+	ClaimedToken string
+	ExecutionARN string
+	// Queued are the calls of the model response that parked the current round which come after its function calls
+	// (docs/tools.md "Order of tool calls"): the harness runs them, in model order, once the round's results
+	// arrive. Nil = none. Never rendered.
+	Queued []QueuedCall
 	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
 	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
 	// Baton.RuntimeIncapable. Nil for turns written before the field existed: no requirement is checked.
@@ -89,6 +96,14 @@ func (t Turn) MarshalJSON() ([]byte, error) {
 		"usage":                t.Usage,
 		"prompt_cache_options": nil,
 	})
+}
+
+// QueuedCall is a call of a model response that waits for an earlier function call's result before the harness
+// runs it (Turn.Queued). Arguments is a JSON value.
+type QueuedCall struct {
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
 }
 
 // Call is a function call a harness made in a Turn and that waits for the caller's tool result.

@@ -18,6 +18,9 @@ var domainPackages = []string{
 	"github.com/baton-run/baton/shared/agentcore/translate",
 	"github.com/baton-run/baton/shared/harness",
 	"github.com/baton-run/baton/shared/harness/scripted",
+	"github.com/baton-run/baton/shared/script",
+	"github.com/baton-run/baton/shared/statemachine",
+	"github.com/baton-run/baton/shared/toolpattern",
 }
 
 var forbiddenPrefixes = []string{

@@ -372,13 +372,15 @@ func TestWireCreationStream(t *testing.T) {
 
 // TestWireCancelMidMessage cancels a turn while its assistant message is streaming: the message must not stay
 // `in_progress` in the item history (spec/agents-api-rules.md §2.4: cancelled/failed Turns mark unfinished Items
-// `incomplete`). engine.cancelTurn (shared/engine/inputs.go) does not call markIncomplete.
+// `incomplete`) and keep the text streamed so far. The model streams slowly (chunk_delay_ms), so the cancel meets a
+// turn that writes the Session with every flush: the cancel must win, never answer 500 (it fences the turn off).
 func TestWireCancelMidMessage(t *testing.T) {
 	st, client, ctx := stackClient(t)
 	long := strings.Repeat("slow text ", 300)
 	r := raw(t, st, "POST", "/v1/agents", map[string]any{"model": "scripted", "x_baton": map[string]any{
 		"model_provider": map[string]any{"protocol": "scripted"},
-		"script":         map[string]any{"chunk_size": 1, "rules": []any{map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long}}},
+		"script": map[string]any{"chunk_size": 8, "rules": []any{map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long,
+			"chunk_delay_ms": 5}}},
 	}})
 	if r.Status/100 != 2 {
 		t.Fatalf("create agent: %d %s", r.Status, r.Body)
@@ -396,9 +398,91 @@ func TestWireCancelMidMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(describe(err))
 	}
+	var streamed strings.Builder
+	for _, ev := range rec.Snapshot() {
+		if ev.Type == "agent.session.turn.output_text.delta" {
+			var d struct{ Delta string }
+			_ = json.Unmarshal([]byte(ev.raw), &d)
+			streamed.WriteString(d.Delta)
+		}
+		if ev.Type == "agent.session.turn.completed" {
+			t.Errorf("the cancelled turn completed: %s", ev.raw)
+		}
+	}
+	found := false
 	for _, it := range items.Data {
-		if it.Type == "message" && it.Role == "assistant" && it.Status == "in_progress" {
-			t.Errorf("cancelled turn left assistant message %s in status in_progress (want incomplete)", it.ID)
+		if it.Type != "message" || it.Role != "assistant" {
+			continue
+		}
+		found = true
+		if it.Status != "incomplete" {
+			t.Errorf("cancelled turn left assistant message %s in status %s (want incomplete)", it.ID, it.Status)
+		}
+		// The item keeps exactly the text the stream delivered: a non-empty proper prefix of the answer.
+		var msg struct {
+			Content []struct{ Text string } `json:"content"`
+		}
+		if err := json.Unmarshal([]byte(it.RawJSON()), &msg); err != nil {
+			t.Fatalf("decode item %s: %v", it.ID, err)
+		}
+		text := ""
+		for _, c := range msg.Content {
+			text += c.Text
+		}
+		if text == "" || text != streamed.String() || !strings.HasPrefix(long, text) || len(text) >= len(long) {
+			t.Errorf("cancelled message text (%d bytes) = %.60q…, streamed deltas (%d bytes) = %.60q…; want the same non-empty proper prefix of the answer",
+				len(text), text, streamed.Len(), streamed.String())
+		}
+	}
+	if !found {
+		t.Errorf("no assistant message in the cancelled turn's items")
+	}
+}
+
+// TestWireStreamingCoalescesDeltas: text deltas are written by size and time (engine.DeltaFlushBytes,
+// engine.DeltaFlushInterval), so a long answer streamed in tiny chunks costs about one event per KiB, while a slow
+// model's text still arrives progressively, and the deltas always add up to the answer.
+func TestWireStreamingCoalescesDeltas(t *testing.T) {
+	st, client, ctx := stackClient(t)
+	long := strings.Repeat("0123456789abcdef", 4096) // 64 KiB in 8192 chunks of 8 runes
+	slow := "one two three four five six "           // 4 chunks, 80 ms apart
+	r := raw(t, st, "POST", "/v1/agents", map[string]any{"model": "scripted", "x_baton": map[string]any{
+		"model_provider": map[string]any{"protocol": "scripted"},
+		"script": map[string]any{"chunk_size": 8, "rules": []any{
+			map[string]any{"when": map[string]any{"user_contains": "long"}, "reply": long},
+			map[string]any{"when": map[string]any{"user_contains": "slow"}, "reply": slow, "chunk_delay_ms": 80},
+		}},
+	}})
+	if r.Status/100 != 2 {
+		t.Fatalf("create agent: %d %s", r.Status, r.Body)
+	}
+	agentID := decodeJSON[struct{ ID string }](t, r.Body).ID
+	for _, c := range []struct {
+		input, want string
+		min, max    int
+	}{
+		{"long please", long, 1, 8192 / 16}, // 8192 chunks must not become 8192 events (64 at 1 KiB each)
+		{"slow please", slow, 2, 4},         // four chunks 80 ms apart: the text is not held back to the end
+	} {
+		s := newSession(t, ctx, client, agentID, "")
+		rec := record(t, ctx, client, s.ID)
+		postEvents(t, ctx, client, s.ID, userMessage(c.input))
+		rec.WaitFor(t, 0, "turn.completed", isType("agent.session.turn.completed"))
+		var streamed strings.Builder
+		n := 0
+		for _, ev := range rec.Snapshot() {
+			if ev.Type == "agent.session.turn.output_text.delta" {
+				var d struct{ Delta string }
+				_ = json.Unmarshal([]byte(ev.raw), &d)
+				streamed.WriteString(d.Delta)
+				n++
+			}
+		}
+		if streamed.String() != c.want {
+			t.Errorf("%s: the deltas add up to %d bytes, want the %d-byte answer", c.input, streamed.Len(), len(c.want))
+		}
+		if n < c.min || n > c.max {
+			t.Errorf("%s: %d output_text.delta events, want %d..%d", c.input, n, c.min, c.max)
 		}
 	}
 }

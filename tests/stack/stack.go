@@ -15,11 +15,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/baton-run/baton/local/stackproc"
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/setup"
 )
 
 // StateFileEnv names the environment variable that points Shared at an already running stack's state file.
@@ -203,6 +206,15 @@ func OpenAI(s *Stack, opts ...option.RequestOption) openai.Client {
 func SFN(s *Stack) *awssfn.Client {
 	return awssfn.New(awssfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.SFNURL),
 		Credentials: aws.AnonymousCredentials{}})
+}
+
+// Deps builds Baton's components in the test process against s, as a deployed function would build them, from
+// explicit values (setup.New; nothing is read from or written to the environment). adm is the Session admission
+// port; nil admits every configuration.
+func Deps(s *Stack, adm engine.Admission) *setup.Deps {
+	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	return setup.New(setup.Config{Table: s.Table, StateMachineARN: s.StateMachineARN,
+		Endpoints: setup.Endpoints{DynamoDB: s.DynamoDBURL, SFN: s.SFNURL}}, awsCfg, adm)
 }
 
 // Response is a raw HTTP response with its body read.

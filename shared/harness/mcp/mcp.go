@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,7 +31,8 @@ type Connector struct {
 var _ harness.MCPConnector = (*Connector)(nil)
 
 // Connect initializes a client session with server.URL over streamable HTTP (no standalone SSE stream: the harness
-// only sends requests). Errors: the server is unreachable, answers with an HTTP error, or fails initialization;
+// only sends requests). server.Headers (except the transport's own: Accept, Content-Type, Content-Length, Host,
+// Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id) and the bearer Authorization are set on every request. Errors: the server is unreachable, answers with an HTTP error, or fails initialization;
 // the error never contains the bearer token.
 func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harness.MCPSession, error) {
 	base := c.Transport
@@ -39,8 +41,21 @@ func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harn
 		base = netguard.Transport()
 	}
 	rt := base
-	if server.BearerToken != "" {
-		rt = &bearer{base: base, header: "Bearer " + server.BearerToken}
+	if server.BearerToken != "" || len(server.Headers) > 0 {
+		h := http.Header{}
+		for k, v := range server.Headers {
+			if !transportHeaders[http.CanonicalHeaderKey(k)] {
+				h.Set(k, v)
+			}
+		}
+		if server.BearerToken != "" {
+			h.Set("Authorization", "Bearer "+server.BearerToken)
+		}
+		rt = &headers{base: base, header: h}
+	}
+	secrets := []string{server.BearerToken}
+	for _, v := range server.Headers {
+		secrets = append(secrets, v)
 	}
 	t := &sdk.StreamableClientTransport{
 		Endpoint:             server.URL,
@@ -51,27 +66,34 @@ func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harn
 	client := sdk.NewClient(&sdk.Implementation{Name: ClientName, Version: ClientVersion}, nil)
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, redact(fmt.Errorf("connect %s: %w", server.URL, err), server.BearerToken)
+		return nil, redact(fmt.Errorf("connect %s: %w", server.URL, err), secrets)
 	}
-	return &session{cs: cs, token: server.BearerToken}, nil
+	return &session{cs: cs, secrets: secrets}, nil
 }
 
-// bearer adds the Authorization header to every request.
-type bearer struct {
+// transportHeaders belong to the streamable HTTP transport; configured headers never replace them.
+var transportHeaders = map[string]bool{"Accept": true, "Content-Type": true, "Content-Length": true, "Host": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true}
+
+// headers sets the configured headers (and the bearer Authorization) on every request: initialize,
+// notifications, tools/list, tools/call and the session DELETE.
+type headers struct {
 	base   http.RoundTripper
-	header string
+	header http.Header
 }
 
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (h *headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", b.header)
-	return b.base.RoundTrip(r)
+	for k, v := range h.header {
+		r.Header[k] = v
+	}
+	return h.base.RoundTrip(r)
 }
 
-// session is one initialized client session.
+// session is one initialized client session; secrets are the values redacted from its errors.
 type session struct {
-	cs    *sdk.ClientSession
-	token string
+	cs      *sdk.ClientSession
+	secrets []string
 }
 
 // ListTools returns every tool of the server, following tools/list cursors.
@@ -79,7 +101,7 @@ func (s *session) ListTools(ctx context.Context) ([]harness.MCPTool, error) {
 	var out []harness.MCPTool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, redact(err, s.token)
+			return nil, redact(err, s.secrets)
 		}
 		schema, err := json.Marshal(t.InputSchema)
 		if err != nil {
@@ -90,18 +112,21 @@ func (s *session) ListTools(ctx context.Context) ([]harness.MCPTool, error) {
 	return out, nil
 }
 
-// CallTool sends tools/call with the JSON object arguments and maps the result: Output is the structuredContent
-// when present, else the text parts joined as a JSON string; IsError is the result's isError.
+// CallTool sends tools/call with the JSON object arguments as raw JSON (a json.RawMessage in the go-sdk's
+// CallToolParams, so the bytes the model produced reach the server unchanged — no float64 round trip) and maps the
+// result: Output is the structuredContent when present, else the text parts joined as a JSON string; IsError is
+// the result's isError. Arguments that are not one JSON object are an error (nothing is sent); empty means {}.
 func (s *session) CallTool(ctx context.Context, name string, arguments json.RawMessage) (harness.MCPResult, error) {
-	var args map[string]any
-	if len(arguments) > 0 {
-		if err := json.Unmarshal(arguments, &args); err != nil {
-			return harness.MCPResult{}, fmt.Errorf("arguments of %q are not a JSON object", name)
-		}
+	args := bytes.TrimSpace(arguments)
+	if len(args) == 0 {
+		args = []byte("{}")
 	}
-	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if !json.Valid(args) || args[0] != '{' {
+		return harness.MCPResult{}, fmt.Errorf("arguments of %q are not a JSON object", name)
+	}
+	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
-		return harness.MCPResult{}, redact(err, s.token)
+		return harness.MCPResult{}, redact(err, s.secrets)
 	}
 	return Observe(res)
 }
@@ -131,10 +156,22 @@ func Observe(res *sdk.CallToolResult) (harness.MCPResult, error) {
 // Close ends the session (an HTTP DELETE of the session, best effort).
 func (s *session) Close() error { return s.cs.Close() }
 
-// redact removes the bearer token from an error message (defence in depth: the SDK does not echo headers).
-func redact(err error, token string) error {
-	if err == nil || token == "" || !strings.Contains(err.Error(), token) {
+// redact removes the bearer token and header values from an error message (defence in depth: the SDK does not
+// echo headers).
+func redact(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for _, v := range secrets {
+		if v != "" && strings.Contains(msg, v) {
+			msg = strings.ReplaceAll(msg, v, "[redacted]")
+			changed = true
+		}
+	}
+	if !changed {
 		return err
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), token, "[redacted]"))
+	return errors.New(msg)
 }

@@ -89,7 +89,7 @@ func (j *journal) FinishMessage(_ context.Context, _, text string) error {
 	j.ops = append(j.ops, "text "+text)
 	return nil
 }
-func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall) (int, error) {
+func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall, _ ...engine.PendingCall) (int, error) {
 	for _, c := range calls {
 		j.ops = append(j.ops, "function_call "+c.Name)
 	}

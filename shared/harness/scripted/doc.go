@@ -54,6 +54,6 @@
 // texts and tool outputs of the request; output = the emitted text plus each call's name and arguments JSON.
 // omit_usage: true leaves the turn's usage null. An error rule emits no usage.
 //
-// It does not own: the agent loop (package harness), admission of the script at Session creation (Parse is
-// exported for that).
+// It does not own: the script's grammar, its parser and its templates (package script, which admission also uses
+// to check a script at Session creation without linking the harness), or the agent loop (package harness).
 package scripted

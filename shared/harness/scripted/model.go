@@ -1,25 +1,22 @@
 package scripted
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/script"
 	"github.com/baton-run/baton/shared/session"
 )
 
 // Model is the scripted model of one Session: its parsed script. It is safe for concurrent use.
 type Model struct {
-	script *Script
+	script *script.Script
 }
 
 var _ harness.Model = (*Model)(nil)
@@ -31,7 +28,7 @@ func New(cfg agent.Config) (harness.Model, error) {
 	if cfg.XBaton != nil {
 		raw = cfg.XBaton.Script
 	}
-	s, err := Parse(raw)
+	s, err := script.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid x_baton.script: %w", err)
 	}
@@ -41,33 +38,6 @@ func New(cfg agent.Config) (harness.Model, error) {
 // Register adds the scripted provider to p under harness.ProtocolScripted.
 func Register(p harness.Providers) { p[harness.ProtocolScripted] = New }
 
-// Data is what templates see as `.`.
-type Data struct {
-	// UserText is the text of the last user message ("" when there is none).
-	UserText string
-	// Instructions are the request's system instructions.
-	Instructions string
-	// Match holds the groups of the rule's when.user_matches: "0" the whole match, "1"… numbered groups and named
-	// groups by name; empty without user_matches.
-	Match map[string]string
-	// Tools are the function results since the last user message, in order (all rounds of the turn).
-	Tools []Tool
-	// ToolNames are the names of the tools the request offers, in the request's order.
-	ToolNames []string
-}
-
-// Tool is one function result as templates see it. Index is 1-based within Data.Tools.
-type Tool struct {
-	Index     int
-	CallID    string
-	Name      string
-	Arguments map[string]any
-	// ArgumentsJSON is the call's arguments as JSON text.
-	ArgumentsJSON string
-	Output        string
-	IsError       bool
-}
-
 // Stream answers one request deterministically (see the package documentation). A matched error rule yields its
 // reply deltas, if any, then a *harness.ModelError; a template that fails (e.g. tool_output of a function
 // without a result) is a *harness.ModelError at once.
@@ -76,14 +46,16 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 		return nil, err
 	}
 	data, afterTools := conversationData(req)
-	var last []harness.Result
+	var last []string
 	if afterTools {
-		last = req.Messages[len(req.Messages)-1].Results
+		for _, r := range req.Messages[len(req.Messages)-1].Results {
+			last = append(last, r.Name)
+		}
 	}
-	var rule *Rule
+	var rule *script.Rule
 	for i := range m.script.Rules {
 		r := &m.script.Rules[i]
-		if match, ok := r.matches(data, afterTools, last); ok {
+		if match, ok := r.Matches(data, afterTools, last); ok {
 			rule = r
 			data.Match = match
 			break
@@ -92,31 +64,32 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 	st := &stream{ctx: ctx}
 	if rule != nil {
 		st.delay = time.Duration(rule.DelayMS) * time.Millisecond
+		st.chunkDelay = time.Duration(rule.ChunkDelayMS) * time.Millisecond
 	}
 	chunk := m.script.ChunkSize
 	if chunk == 0 {
-		chunk = DefaultChunkRunes
+		chunk = script.DefaultChunkRunes
 	}
 	var text string
 	var calls []harness.Call
 	var err error
 	switch {
 	case rule == nil:
-		reply := DefaultReply
+		reply := script.DefaultReply
 		if m.script.DefaultReply != nil {
 			reply = *m.script.DefaultReply
 		}
-		text, err = render(reply, data)
+		text, err = script.Render(reply, data)
 	case len(rule.Calls) > 0:
 		if rule.Commentary != nil {
-			if text, err = render(*rule.Commentary, data); err != nil {
+			if text, err = script.Render(*rule.Commentary, data); err != nil {
 				break
 			}
 		}
 		calls, err = renderCalls(rule.Calls, data, callIDs(req))
 	default:
 		if rule.Reply != nil {
-			text, err = render(*rule.Reply, data)
+			text, err = script.Render(*rule.Reply, data)
 		}
 		if err == nil && rule.Error != "" {
 			st.fail = &harness.ModelError{Cause: "scripted model: " + rule.Error}
@@ -143,51 +116,9 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 	return st, nil
 }
 
-// matches reports whether the rule answers this step and returns the user_matches groups.
-func (r *Rule) matches(data *Data, afterTools bool, last []harness.Result) (map[string]string, bool) {
-	userText := data.UserText
-	if (r.When.AfterTool != "") != afterTools {
-		return nil, false
-	}
-	if r.When.ToolOffered != "" && !slices.Contains(data.ToolNames, r.When.ToolOffered) {
-		return nil, false
-	}
-	if r.When.ToolNotOffered != "" && slices.Contains(data.ToolNames, r.When.ToolNotOffered) {
-		return nil, false
-	}
-	if r.When.AfterTool != "" && r.When.AfterTool != "*" {
-		found := false
-		for _, res := range last {
-			if res.Name == r.When.AfterTool {
-				found = true
-			}
-		}
-		if !found {
-			return nil, false
-		}
-	}
-	if r.When.UserContains != "" && !containsFold(userText, r.When.UserContains) {
-		return nil, false
-	}
-	match := map[string]string{}
-	if r.userMatches != nil {
-		sub := r.userMatches.FindStringSubmatch(userText)
-		if sub == nil {
-			return nil, false
-		}
-		for i, s := range sub {
-			match[strconv.Itoa(i)] = s
-			if name := r.userMatches.SubexpNames()[i]; name != "" {
-				match[name] = s
-			}
-		}
-	}
-	return match, true
-}
-
 // conversationData extracts the template data of a request and whether the step follows tool results.
-func conversationData(req harness.Request) (*Data, bool) {
-	d := &Data{Instructions: req.Instructions, Match: map[string]string{}, ToolNames: []string{}}
+func conversationData(req harness.Request) (*script.Data, bool) {
+	d := &script.Data{Instructions: req.Instructions, Match: map[string]string{}, ToolNames: []string{}}
 	for _, t := range req.Tools {
 		d.ToolNames = append(d.ToolNames, t.Name)
 	}
@@ -206,11 +137,11 @@ func conversationData(req harness.Request) (*Data, bool) {
 			args[c.ID] = c.Arguments
 		}
 		for _, r := range m.Results {
-			t := Tool{Index: len(d.Tools) + 1, CallID: r.CallID, Name: r.Name, Output: r.Output, IsError: r.IsError, ArgumentsJSON: "{}"}
+			t := script.Tool{Index: len(d.Tools) + 1, CallID: r.CallID, Name: r.Name, Output: r.Output, IsError: r.IsError, ArgumentsJSON: "{}"}
 			if a, ok := args[r.CallID]; ok && len(a) > 0 {
 				t.ArgumentsJSON = string(a)
 			}
-			t.Arguments, _ = decodeArguments(json.RawMessage(t.ArgumentsJSON))
+			t.Arguments, _ = script.DecodeArguments(json.RawMessage(t.ArgumentsJSON))
 			d.Tools = append(d.Tools, t)
 		}
 	}
@@ -250,17 +181,10 @@ func callIDs(req harness.Request) func() string {
 	}
 }
 
-func renderCalls(specs []CallSpec, data *Data, nextID func() string) ([]harness.Call, error) {
+func renderCalls(specs []script.CallSpec, data *script.Data, nextID func() string) ([]harness.Call, error) {
 	calls := make([]harness.Call, 0, len(specs))
 	for _, spec := range specs {
-		args, err := decodeArguments(spec.Arguments)
-		if err != nil {
-			return nil, fmt.Errorf("%s arguments: %w", spec.Name, err)
-		}
-		if err := walkStrings(args, func(s string) (string, error) { return render(s, data) }); err != nil {
-			return nil, fmt.Errorf("%s arguments: %w", spec.Name, err)
-		}
-		raw, err := json.Marshal(args)
+		raw, err := script.RenderArguments(spec.Arguments, data)
 		if err != nil {
 			return nil, fmt.Errorf("%s arguments: %w", spec.Name, err)
 		}
@@ -271,83 +195,6 @@ func renderCalls(specs []CallSpec, data *Data, nextID func() string) ([]harness.
 		calls = append(calls, harness.Call{ID: nextID(), Name: name, Arguments: raw})
 	}
 	return calls, nil
-}
-
-// render executes a template against data.
-func render(text string, data *Data) (string, error) {
-	t, err := template.New("script").Option("missingkey=error").Funcs(funcs(data)).Parse(text)
-	if err != nil {
-		return "", err
-	}
-	b := &cappedBuffer{max: MaxRenderedBytes}
-	if err := t.Execute(b, data); err != nil {
-		return "", err
-	}
-	return b.String(), nil
-}
-
-// MaxRenderedBytes bounds the output of one template (a reply, a commentary or one argument string); a template
-// that writes more fails the step with a ModelError.
-const MaxRenderedBytes = 256 << 10
-
-// cappedBuffer is a bytes.Buffer that refuses to grow beyond max bytes.
-type cappedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		return 0, fmt.Errorf("template output exceeds %d bytes", b.max)
-	}
-	return b.Buffer.Write(p)
-}
-
-// funcs are the template functions, bound to one step's data.
-func funcs(data *Data) template.FuncMap {
-	find := func(ref any) (Tool, error) {
-		switch r := ref.(type) {
-		case string:
-			for i := len(data.Tools) - 1; i >= 0; i-- {
-				if data.Tools[i].Name == r {
-					return data.Tools[i], nil
-				}
-			}
-			return Tool{}, fmt.Errorf("no tool result of function %q in this turn", r)
-		case int:
-			if r >= 1 && r <= len(data.Tools) {
-				return data.Tools[r-1], nil
-			}
-			return Tool{}, fmt.Errorf("no tool result number %d in this turn (have %d)", r, len(data.Tools))
-		default:
-			return Tool{}, fmt.Errorf("tool reference must be a function name or a 1-based index, got %T", ref)
-		}
-	}
-	return template.FuncMap{
-		"tool_output": func(ref any) (string, error) {
-			t, err := find(ref)
-			return t.Output, err
-		},
-		"tool_args": func(ref any) (string, error) {
-			t, err := find(ref)
-			return t.ArgumentsJSON, err
-		},
-		"tool_arg": func(ref any, key string) (any, error) {
-			t, err := find(ref)
-			if err != nil {
-				return nil, err
-			}
-			v, ok := t.Arguments[key]
-			if !ok {
-				return nil, fmt.Errorf("call of %q has no argument %q", t.Name, key)
-			}
-			return v, nil
-		},
-		"json": func(v any) (string, error) {
-			b, err := json.Marshal(v)
-			return string(b), err
-		},
-	}
 }
 
 // chunks splits text into pieces of at most n runes (none for "").
@@ -386,17 +233,23 @@ type stream struct {
 	fail  error
 	// delay is waited once, before the first part (Rule.DelayMS).
 	delay time.Duration
+	// chunkDelay is waited before every text part after the first (Rule.ChunkDelayMS).
+	chunkDelay time.Duration
 }
 
 func (s *stream) Next() (harness.Part, error) {
-	if s.delay > 0 {
-		t := time.NewTimer(s.delay)
+	wait := s.delay
+	s.delay = 0
+	if s.next > 0 && s.next < len(s.parts) && s.parts[s.next].Kind == harness.PartText {
+		wait = s.chunkDelay
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
 		select {
 		case <-s.ctx.Done():
 			t.Stop()
 		case <-t.C:
 		}
-		s.delay = 0
 	}
 	if err := s.ctx.Err(); err != nil {
 		return harness.Part{}, err

@@ -15,45 +15,6 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-func TestParseRejectsInvalidScripts(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		script  string
-		wantErr string
-	}{
-		{name: "absent script is the empty script", script: ``},
-		{name: "null script is the empty script", script: `null`},
-		{name: "full script parses", script: `{"rules":[{"when":{"user_contains":"a","user_matches":"(b)","after_tool":"*"},"reply":"x"}],"default_reply":"d","chunk_size":3,"omit_usage":true}`},
-		{name: "unknown member", script: `{"rule":[]}`, wantErr: `script: json: unknown field "rule"`},
-		{name: "unknown member in when", script: `{"rules":[{"when":{"user":"x"},"reply":"r"}]}`, wantErr: `script: json: unknown field "user"`},
-		{name: "negative chunk size", script: `{"chunk_size":-1}`, wantErr: "chunk_size: must not be negative"},
-		{name: "rule without action", script: `{"rules":[{"when":{"user_contains":"x"}}]}`, wantErr: "rules[0].calls: a rule needs calls, reply or error"},
-		{name: "calls with reply", script: `{"rules":[{"calls":[{"name":"f"}],"reply":"r"}]}`, wantErr: "rules[0].calls: a rule with calls has no reply or error"},
-		{name: "commentary without calls", script: `{"rules":[{"commentary":"c","reply":"r"}]}`, wantErr: "rules[0].commentary: only a rule with calls has commentary"},
-		{name: "call without name", script: `{"rules":[{"reply":"r"},{"calls":[{"arguments":{}}]}]}`, wantErr: "rules[1].calls[0].name: required"},
-		{name: "arguments not an object", script: `{"rules":[{"calls":[{"name":"f","arguments":[1]}]}]}`, wantErr: "rules[0].calls[0].arguments: must be a JSON object"},
-		{name: "bad template in arguments", script: `{"rules":[{"calls":[{"name":"f","arguments":{"a":{"b":"{{"}}}]}]}`, wantErr: "rules[0].calls[0].arguments: a.b: template: script:1: unclosed action"},
-		{name: "bad template in reply", script: `{"rules":[{"reply":"{{nope}}"}]}`, wantErr: `rules[0].reply: template: script:1: function "nope" not defined`},
-		{name: "bad default reply", script: `{"default_reply":"{{"}`, wantErr: "default_reply: template: script:1: unclosed action"},
-		{name: "bad regular expression", script: `{"rules":[{"when":{"user_matches":"("},"reply":"r"}]}`, wantErr: "rules[0].when.user_matches: error parsing regexp: missing closing ): `(`"},
-		{name: "trailing data", script: `{} {}`, wantErr: "script: trailing data after the object"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := scripted.Parse(json.RawMessage(tc.script))
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tc.wantErr {
-				t.Errorf("Parse error = %q, want %q", got, tc.wantErr)
-			}
-		})
-	}
-}
-
 func text(s, phase string) harness.Part {
 	return harness.Part{Kind: harness.PartText, Text: s, Phase: phase}
 }

@@ -12,14 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/baton-run/baton/shared/engine"
-)
-
-// ASL error names Baton's tasks report (docs/internals.md); the state machine retries RuntimeIncapable.
-const (
-	ErrorModel            = "Baton.ModelError"
-	ErrorHarness          = "Baton.HarnessError"
-	ErrorRuntimeIncapable = "Baton.RuntimeIncapable"
-	ErrorTurnNotRunnable  = "Baton.TurnNotRunnable"
+	"github.com/baton-run/baton/shared/statemachine"
 )
 
 // API is the subset of the Step Functions client the orchestrator uses.
@@ -74,7 +67,11 @@ func (o *Orchestrator) executionARN(name string) string {
 // Resume implements engine.Orchestrator. A token Step Functions no longer accepts (TaskTimedOut,
 // TaskDoesNotExist, InvalidToken: the task already closed) is reported as engine.ErrTaskClosed.
 func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
-	_, err := o.api.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String(taskToken), Output: aws.String(`{"resumed":true}`)})
+	output, err := json.Marshal(statemachine.ResumeOutput{Resumed: true})
+	if err != nil {
+		return fmt.Errorf("resume parked task: encode output: %w", err)
+	}
+	_, err = o.api.SendTaskSuccess(ctx, &awssfn.SendTaskSuccessInput{TaskToken: aws.String(taskToken), Output: aws.String(string(output))})
 	if err != nil {
 		var timedOut *types.TaskTimedOut
 		var missing *types.TaskDoesNotExist
@@ -110,7 +107,7 @@ func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string)
 	if !strings.HasPrefix(executionARN, "arn:") {
 		executionARN = o.executionARN(executionARN)
 	}
-	_, err := o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String("Baton.Cancelled")})
+	_, err := o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String(statemachine.ErrorCancelled)})
 	if err != nil {
 		var notFound *types.ExecutionDoesNotExist
 		if errors.As(err, &notFound) {
@@ -119,38 +116,4 @@ func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string)
 		return fmt.Errorf("stop %s: %w", executionARN, err)
 	}
 	return nil
-}
-
-// ParkInput is the AwaitResults payload the Park function receives.
-type ParkInput struct {
-	TaskToken string `json:"task_token"`
-	SessionID string `json:"session_id"`
-	TurnID    string `json:"turn_id"`
-	Round     int    `json:"round"`
-}
-
-// SettleInput is the Settle payload: Run is the activity output or the Catch's {"Error","Cause"}.
-type SettleInput struct {
-	SessionID string          `json:"session_id"`
-	TurnID    string          `json:"turn_id"`
-	Run       json.RawMessage `json:"run"`
-}
-
-// SettleOutput is Settle's result: the turn's terminal status.
-type SettleOutput struct {
-	Status string `json:"status"`
-}
-
-// ActivityInput is what a harness runtime gets from GetActivityTask.
-type ActivityInput struct {
-	SessionID string `json:"session_id"`
-	TurnID    string `json:"turn_id"`
-	Harness   string `json:"harness"`
-}
-
-// ActivityOutput is what a runtime answers with SendTaskSuccess: Status "requires_action" (with Round) or
-// "completed".
-type ActivityOutput struct {
-	Status string `json:"status"`
-	Round  int    `json:"round,omitempty"`
 }

@@ -65,7 +65,19 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 		}
 	}
 	for _, tw := range c.Turns {
-		rec, err := turnToItem(tw.Turn, tw.Version+1, tw.Unstarted, tw.Resuming)
+		if tw.CheckOnly {
+			// A fence, not a write: no reconciler index entry is touched.
+			ops = append(ops, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
+				Key: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: sessionPK(tw.Turn.SessionID)},
+					"sk": &types.AttributeValueMemberS{Value: turnSK(tw.Turn.ID)},
+				},
+				ConditionExpression:       aws.String("version = :v"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatInt(tw.Version, 10)}},
+			}})
+			continue
+		}
+		rec, err := turnToItem(tw.Turn, tw.Version+1, tw.Unstarted)
 		if err != nil {
 			return err
 		}
@@ -125,7 +137,7 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 	if len(ops) > MaxCommitActions {
 		return fmt.Errorf("commit: %d writes exceed the transaction limit of %d", len(ops), MaxCommitActions)
 	}
-	if len(ops) == 1 {
+	if len(ops) == 1 && ops[0].Put != nil {
 		p := ops[0].Put
 		_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression, ExpressionAttributeValues: p.ExpressionAttributeValues})
 		return translate(err, "commit")

@@ -13,9 +13,9 @@ import (
 const (
 	skMeta       = "META"
 	skSnapshot   = "SNAPSHOT"
-	gsiUnstarted = "UNSTARTED"
-	gsiResuming  = "RESUMING"
-	gsiActive    = "ACTIVE"
+	gsiUnstarted = string(session.MarkUnstarted)
+	gsiResuming  = string(session.MarkResuming)
+	gsiActive    = string(session.MarkActive)
 	gsiRuntimes  = "RUNTIMES"
 )
 
@@ -149,27 +149,29 @@ type usageDoc struct {
 
 // turnDoc is the stored form of session.Turn (whose MarshalJSON renders the wire form).
 type turnDoc struct {
-	ID              string             `json:"id"`
-	SessionID       string             `json:"session_id"`
-	AgentID         string             `json:"agent_id"`
-	Status          string             `json:"status"`
-	CreatedAt       int64              `json:"created_at"`
-	StartedAt       *int64             `json:"started_at"`
-	CompletedAt     *int64             `json:"completed_at"`
-	Error           *session.TurnError `json:"error"`
-	Usage           *usageDoc          `json:"usage"`
-	Harness         string             `json:"harness"`
-	Round           int                `json:"round"`
-	PendingCalls    []string           `json:"pending_calls"`
-	CallsTotal      int                `json:"calls_total"`
-	Answered        []string           `json:"answered"`
-	TokenRound      int                `json:"token_round"`
-	ResumedRound    int                `json:"resumed_round"`
-	OutputCount     int                `json:"output_count"`
-	CancelRequested bool               `json:"cancel_requested"`
-	ResumeClaimedAt int64              `json:"resume_claimed_at,omitempty"`
-	Requires        []string           `json:"requires,omitempty"`
-	Config          *agent.Config      `json:"config,omitempty"`
+	ID              string               `json:"id"`
+	SessionID       string               `json:"session_id"`
+	AgentID         string               `json:"agent_id"`
+	Status          string               `json:"status"`
+	CreatedAt       int64                `json:"created_at"`
+	StartedAt       *int64               `json:"started_at"`
+	CompletedAt     *int64               `json:"completed_at"`
+	Error           *session.TurnError   `json:"error"`
+	Usage           *usageDoc            `json:"usage"`
+	Harness         string               `json:"harness"`
+	Round           int                  `json:"round"`
+	PendingCalls    []string             `json:"pending_calls"`
+	CallsTotal      int                  `json:"calls_total"`
+	Answered        []string             `json:"answered"`
+	TokenRound      int                  `json:"token_round"`
+	ResumedRound    int                  `json:"resumed_round"`
+	OutputCount     int                  `json:"output_count"`
+	CancelRequested bool                 `json:"cancel_requested"`
+	ResumeClaimedAt int64                `json:"resume_claimed_at,omitempty"`
+	ClaimedToken    string               `json:"claimed_token,omitempty"`
+	Requires        []string             `json:"requires,omitempty"`
+	Queued          []session.QueuedCall `json:"queued,omitempty"`
+	Config          *agent.Config        `json:"config,omitempty"`
 }
 
 type turnRecord struct {
@@ -183,11 +185,11 @@ type turnRecord struct {
 	Doc          string `dynamodbav:"doc"`
 }
 
-func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRecord, error) {
+func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, error) {
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, Requires: t.Requires, Config: t.Config}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires, Queued: t.Queued, Config: t.Config}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -197,13 +199,13 @@ func turnToItem(t session.Turn, version int64, unstarted, resuming bool) (turnRe
 		return turnRecord{}, fmt.Errorf("encode turn %s: %w", t.ID, err)
 	}
 	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, ExecutionARN: t.ExecutionARN, Doc: string(doc)}
-	// One reconciler mark per turn: unstarted, resuming, or (any other non-terminal turn) active.
-	switch {
-	case unstarted:
+	// One reconciler mark per turn, derived from its state (session.Turn.Mark).
+	switch t.Mark(unstarted) {
+	case session.MarkUnstarted:
 		r.GSI1PK, r.GSI1SK = gsiUnstarted, t.ID
-	case resuming:
+	case session.MarkResuming:
 		r.GSI1PK, r.GSI1SK = gsiResuming, t.ID
-	case !t.Status.Terminal():
+	case session.MarkActive:
 		r.GSI1PK, r.GSI1SK = gsiActive, t.ID
 	}
 	return r, nil
@@ -218,7 +220,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Config: d.Config}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Queued: d.Queued, Config: d.Config}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
@@ -293,6 +295,8 @@ type itemDoc struct {
 	Output      json.RawMessage       `json:"output,omitempty"`
 	Error       json.RawMessage       `json:"error,omitempty"`
 	ServerLabel string                `json:"server_label,omitempty"`
+	// StartEventSeq: session.Item.StartEventSeq.
+	StartEventSeq int64 `json:"start_event_seq,omitempty"`
 }
 
 type itemRecord struct {
@@ -309,7 +313,7 @@ type itemRecord struct {
 
 func itemToItem(sessionID string, it session.Item) (itemRecord, error) {
 	doc, err := jsonwire.Marshal(itemDoc{Role: it.Role, Phase: it.Phase, Content: it.Content, CallID: it.CallID, Name: it.Name,
-		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel})
+		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel, StartEventSeq: it.StartEventSeq})
 	if err != nil {
 		return itemRecord{}, fmt.Errorf("encode item %s: %w", it.ID, err)
 	}
@@ -324,7 +328,7 @@ func itemFromItem(r itemRecord) (session.Item, error) {
 	}
 	return session.Item{Seq: r.Seq, ID: r.ID, Type: r.Type, TurnID: r.TurnID, Status: r.Status, OutputIndex: r.OutputIndex,
 		Role: d.Role, Phase: d.Phase, Content: d.Content, CallID: d.CallID, Name: d.Name, Arguments: d.Arguments,
-		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel}, nil
+		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel, StartEventSeq: d.StartEventSeq}, nil
 }
 
 type eventRecord struct {

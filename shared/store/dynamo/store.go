@@ -237,20 +237,18 @@ func (s *Store) ListAgents(ctx context.Context, projectID string, p engine.Page)
 
 // GetSession implements engine.Store: the META and SNAPSHOT items of the session partition.
 func (s *Store) GetSession(ctx context.Context, sessionID string) (session.Session, error) {
-	out, err := s.db.Query(ctx, &dynamodb.QueryInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
-		KeyConditionExpression: aws.String("pk = :pk AND sk BETWEEN :a AND :b"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: sessionPK(sessionID)},
-			":a":  &types.AttributeValueMemberS{Value: skMeta},
-			":b":  &types.AttributeValueMemberS{Value: skSnapshot},
-		}})
+	// Two keys, read by key: no read of the Session may depend on how much else its partition holds (results,
+	// items and events sort between META and SNAPSHOT).
+	var items []map[string]types.AttributeValue
+	err := s.batchGetKeys(ctx, []map[string]types.AttributeValue{key(sessionPK(sessionID), skMeta), key(sessionPK(sessionID), skSnapshot)},
+		func(item map[string]types.AttributeValue) error { items = append(items, item); return nil })
 	if err != nil {
 		return session.Session{}, fmt.Errorf("get session %s: %w", sessionID, err)
 	}
 	var meta sessionRecord
 	var snap snapshotRecord
 	found := false
-	for _, item := range out.Items {
+	for _, item := range items {
 		switch item[SortKey].(*types.AttributeValueMemberS).Value {
 		case skMeta:
 			if err := attributevalue.UnmarshalMap(item, &meta); err != nil {
@@ -265,6 +263,10 @@ func (s *Store) GetSession(ctx context.Context, sessionID string) (session.Sessi
 	}
 	if !found {
 		return session.Session{}, fmt.Errorf("get session %s: %w", sessionID, engine.ErrNotFound)
+	}
+	if snap.Snapshot == "" {
+		// Written in the same transaction as META: never answer with an empty configuration.
+		return session.Session{}, fmt.Errorf("get session %s: its configuration snapshot is missing", sessionID)
 	}
 	return sessionFromItem(meta, snap)
 }
@@ -556,36 +558,39 @@ func (s *Store) GetIdempotency(ctx context.Context, k string) (engine.Idempotenc
 	return engine.Idempotency{Key: k, RequestHash: r.RequestHash, Response: r.Response, CreatedAt: r.CreatedAt}, nil
 }
 
-// UnstartedTurns implements engine.Store (GSI gsi1pk = UNSTARTED).
-func (s *Store) UnstartedTurns(ctx context.Context, limit int) ([]session.Turn, error) {
-	return s.markedTurns(ctx, gsiUnstarted, limit)
-}
-
-// ActiveTurns implements engine.Store (GSI gsi1pk = ACTIVE): started turns that are not terminal.
-func (s *Store) ActiveTurns(ctx context.Context, limit int) ([]session.Turn, error) {
-	return s.markedTurns(ctx, gsiActive, limit)
-}
-
-// ResumingTurns implements engine.Store (GSI gsi1pk = RESUMING).
-func (s *Store) ResumingTurns(ctx context.Context, limit int) ([]session.Turn, error) {
-	return s.markedTurns(ctx, gsiResuming, limit)
-}
-
-func (s *Store) markedTurns(ctx context.Context, mark string, limit int) ([]session.Turn, error) {
+// MarkedTurns implements engine.Store: it pages through the GSI partition of the mark (gsi1pk = UNSTARTED,
+// ACTIVE or RESUMING; eventually consistent) and calls visit for each turn, oldest first, until visit returns an
+// error or the partition ends.
+func (s *Store) MarkedTurns(ctx context.Context, mark session.Mark, visit func(session.Turn) error) error {
+	if mark == session.MarkNone {
+		return fmt.Errorf("marked turns: no mark")
+	}
 	in := &dynamodb.QueryInput{TableName: &s.table, IndexName: aws.String(GSI1Name),
 		KeyConditionExpression:    aws.String("gsi1pk = :g"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: mark}}}
-	var out []session.Turn
-	_, err := s.queryPage(ctx, in, limit, func(item map[string]types.AttributeValue) error {
-		var r turnRecord
-		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-			return err
+		ExpressionAttributeValues: map[string]types.AttributeValue{":g": &types.AttributeValueMemberS{Value: string(mark)}}}
+	for {
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("turns marked %s: %w", mark, err)
 		}
-		t, err := turnFromItem(r)
-		out = append(out, t)
-		return err
-	})
-	return out, err
+		for _, item := range out.Items {
+			var r turnRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return err
+			}
+			t, err := turnFromItem(r)
+			if err != nil {
+				return err
+			}
+			if err := visit(t); err != nil {
+				return err
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // MarkStarted implements engine.Store: records the execution ARN, moves an unstarted turn to the active mark

@@ -13,13 +13,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/lambdahttp"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
-	"github.com/baton-run/baton/shared/setup"
+	"github.com/baton-run/baton/shared/statemachine"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -80,17 +79,7 @@ func (r *replayer) api(h http.Handler, rel string, wantStatus int) map[string]an
 func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 	st := stack.Shared(t)
 	ctx := context.Background()
-	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": st.SFNURL} {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := setup.ConfigFromEnv()
-	cfg.Table, cfg.StateMachineARN = st.Table, st.StateMachineARN
-	deps := setup.New(cfg, awsCfg, nil)
+	deps := stack.Deps(st, nil)
 	h := httpapi.New(deps.Engine, httpapi.Options{AdminKey: st.AdminKey})
 	root, _ := filepath.Abs("../../..")
 	r := &replayer{t: t, root: root, vars: map[string]string{}}
@@ -172,7 +161,7 @@ func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 	r.vars["TaskToken"] = "stray-token"
 	invoke(t, sfn.ParkHandler(deps.Engine), r.load("park/park.json"))
 	for _, c := range []string{"settle/completed.json", "settle/failed.json"} {
-		var out sfn.SettleOutput
+		var out statemachine.SettleOutput
 		if err := json.Unmarshal(invoke(t, sfn.SettleHandler(deps.Engine), r.load(c)), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +169,7 @@ func TestEverySampleEventReplaysThroughItsHandler(t *testing.T) {
 			t.Errorf("%s on a completed turn: status %q, want completed (terminal states are kept)", c, out.Status)
 		}
 	}
-	var rec sfn.ReconcileOutput
+	var rec statemachine.ReconcileOutput
 	if err := json.Unmarshal(invoke(t, sfn.ReconcileHandler(deps.Engine, time.Minute), r.load("reconcile/scheduled.json")), &rec); err != nil {
 		t.Fatal(err)
 	}

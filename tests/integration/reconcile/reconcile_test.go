@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
-	"github.com/baton-run/baton/shared/setup"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -70,17 +68,7 @@ func TestAStartedTurnWhoseExecutionEndedIsSettledAsFailed(t *testing.T) {
 		t.Fatalf("the turn changed by itself: %s", v.Status)
 	}
 
-	for k, v := range map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": st.DynamoDBURL, "AWS_ENDPOINT_URL_SFN": st.SFNURL} {
-		t.Setenv(k, v)
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := setup.ConfigFromEnv()
-	cfg.Table, cfg.StateMachineARN = st.Table, st.StateMachineARN
-	n, err := setup.New(cfg, awsCfg, nil).Engine.Reconcile(ctx, 0)
+	n, err := stack.Deps(st, nil).Engine.Reconcile(ctx, 0)
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
 	}

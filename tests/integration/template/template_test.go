@@ -115,8 +115,9 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 		function string
 		want     map[string]string
 	}{
-		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": ""})},
-		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
+		// BATON_SEAL_KEY is the SealKey parameter (empty by default); the AgentCore ARNs carry the account id.
+		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000"})},
+		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000"})},
 		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
 		{"ParkFunction", with(nil)},
 		{"SettleFunction", with(nil)},
@@ -260,6 +261,7 @@ func TestRuntimeTaskDefinition(t *testing.T) {
 		"BATON_ACTIVITY_ARN":           "arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
 		"BATON_HARNESS_KIND":           "baton",
 		"BATON_SHUTDOWN_GRACE_SECONDS": "25",
+		"BATON_SEAL_KEY":               "",
 		"AWS_REGION":                   "us-east-1",
 	}
 	if diff := cmp.Diff(want, env); diff != "" {

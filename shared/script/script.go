@@ -1,4 +1,4 @@
-package scripted
+package script
 
 import (
 	"bytes"
@@ -43,6 +43,10 @@ type Rule struct {
 	// DelayMS makes the model wait this many milliseconds before its first part (a slow model, for tests of
 	// cancellation and worker loss); 0 = none. The wait ends early when the step's context ends.
 	DelayMS int `json:"delay_ms"`
+	// ChunkDelayMS makes the model wait this many milliseconds before each text part after the first (a model that
+	// streams slowly, for tests of cancellation mid-message and of progressive streaming); 0 = none, at most
+	// MaxDelayMS. The wait ends early when the step's context ends.
+	ChunkDelayMS int `json:"chunk_delay_ms"`
 
 	userMatches *regexp.Regexp
 }
@@ -109,6 +113,9 @@ func Parse(raw json.RawMessage) (*Script, error) {
 func (r *Rule) check() error {
 	if r.DelayMS < 0 || r.DelayMS > MaxDelayMS {
 		return fmt.Errorf("delay_ms: must be between 0 and %d", MaxDelayMS)
+	}
+	if r.ChunkDelayMS < 0 || r.ChunkDelayMS > MaxDelayMS {
+		return fmt.Errorf("chunk_delay_ms: must be between 0 and %d", MaxDelayMS)
 	}
 	if r.When.UserMatches != "" {
 		re, err := regexp.Compile(r.When.UserMatches)
@@ -203,6 +210,26 @@ func walkStrings(v any, f func(string) (string, error)) error {
 		}
 	}
 	return nil
+}
+
+// DecodeArguments decodes a call's arguments: absent or null → an empty object; anything but an object is an
+// error ("must be a JSON object"). Numbers keep their exact text (json.Number).
+func DecodeArguments(raw json.RawMessage) (map[string]any, error) {
+	return decodeArguments(raw)
+}
+
+// RenderArguments renders a call's arguments for one step: every string inside the decoded object is executed as
+// a template over data (Render); the result is the object as JSON. Errors: the arguments are not an object, or a
+// template fails (the message names the member, e.g. "a.b: no tool result of function \"x\" in this turn").
+func RenderArguments(raw json.RawMessage, data *Data) (json.RawMessage, error) {
+	args, err := decodeArguments(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := walkStrings(args, func(s string) (string, error) { return Render(s, data) }); err != nil {
+		return nil, err
+	}
+	return json.Marshal(args)
 }
 
 // checkTemplate parses a template with placeholder functions to report syntax errors at parse time.
