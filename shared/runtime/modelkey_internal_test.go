@@ -51,3 +51,18 @@ func TestResolveModelKeyReplacesTheReferenceInACopy(t *testing.T) {
 		t.Errorf("a key without a reference: %v %q", err, got.XBaton.ModelProvider.APIKey)
 	}
 }
+
+func TestProjectVaultResolvesOnlyInItsProject(t *testing.T) {
+	t.Parallel()
+	const arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/mcp"
+	kr := vaultEngine{keys: map[string]string{"p1#mcp": "k1"}}
+	if got, err := (projectVault{kr: kr, projectID: "p1"}).ResolveAPIKey(context.Background(), arn); err != nil || got != "k1" {
+		t.Errorf("own project: %q %v", got, err)
+	}
+	if _, err := (projectVault{kr: kr, projectID: "p2"}).ResolveAPIKey(context.Background(), arn); !errors.Is(err, engine.ErrNotFound) {
+		t.Errorf("another project: %v", err)
+	}
+	if _, err := (projectVault{kr: kr, projectID: "p1"}).ResolveAPIKey(context.Background(), "arn:aws:iam::1:role/x"); err == nil {
+		t.Error("a non-provider ARN must fail")
+	}
+}

@@ -392,6 +392,12 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 	job := harness.JobOf(run)
 	job.MCP = r.cfg.MCP
 	job.Credentials = r.cfg.Credentials
+	if job.Credentials == nil {
+		if kr, ok := r.eng.(keyResolver); ok {
+			// MCP header references resolve in the Session's own project only (docs/agentcore.md §6).
+			job.Credentials = projectVault{kr: kr, projectID: sess.ProjectID}
+		}
+	}
 	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
 	return harness.Run(ctx, job, model)
 }
@@ -400,6 +406,28 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 type keyResolver interface {
 	ResolveAPIKey(ctx context.Context, projectID, name string) (string, error)
 }
+
+// projectVault is the harness's CredentialResolver for one turn: a `${arn}` reference resolves to the key of that
+// API-key credential provider in the Session's project, never another project's (docs/agentcore.md §6).
+type projectVault struct {
+	kr        keyResolver
+	projectID string
+}
+
+// ResolveAPIKey implements harness.CredentialResolver. Errors name the reference, never a key.
+func (v projectVault) ResolveAPIKey(ctx context.Context, arn string) (string, error) {
+	ref, ok := agentcore.ParseCredentialProviderARN(arn)
+	if !ok {
+		return "", fmt.Errorf("%q is not an API-key credential provider ARN", arn)
+	}
+	key, err := v.kr.ResolveAPIKey(ctx, v.projectID, ref.Name)
+	if err != nil {
+		return "", fmt.Errorf("credential provider %s: %w", ref.Name, err)
+	}
+	return key, nil
+}
+
+var _ harness.CredentialResolver = projectVault{}
 
 // resolveModelKey replaces the `${<apiKeyArn>}` reference an AgentCore model configuration leaves in the model
 // provider's api_key (docs/agentcore.md §3.2) by the key stored in the project's token vault, at invocation time;
@@ -414,19 +442,12 @@ func (r *Runtime) resolveModelKey(ctx context.Context, projectID string, cfg age
 	if !ok {
 		return cfg, errors.New("model api_key: this runtime cannot resolve token-vault references")
 	}
+	vault := projectVault{kr: kr, projectID: projectID}
 	key, err := agentcore.ExpandVaultReferences(cfg.XBaton.ModelProvider.APIKey, func(arn string) (string, error) {
-		ref, ok := agentcore.ParseCredentialProviderARN(arn)
-		if !ok {
-			return "", fmt.Errorf("model api_key: %q is not an API-key credential provider ARN", arn)
-		}
-		v, err := kr.ResolveAPIKey(ctx, projectID, ref.Name)
-		if err != nil {
-			return "", fmt.Errorf("model api_key: credential provider %s: %w", ref.Name, err)
-		}
-		return v, nil
+		return vault.ResolveAPIKey(ctx, arn)
 	})
 	if err != nil {
-		return cfg, err
+		return cfg, fmt.Errorf("model api_key: %w", err)
 	}
 	x, p := *cfg.XBaton, *cfg.XBaton.ModelProvider
 	p.APIKey = key
