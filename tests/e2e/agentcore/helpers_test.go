@@ -83,6 +83,12 @@ func newFixture(t *testing.T, name string, tools ...cptypes.HarnessTool) *fixtur
 	st := stack.Shared(t)
 	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
 	id, secret := st.NewAccessKey(t, project)
+	return newFixtureIn(t, st, project, id, secret, name, tools...)
+}
+
+// newFixtureIn is newFixture in an existing project with its access key.
+func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name string, tools ...cptypes.HarnessTool) *fixture {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
 	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),

@@ -1,8 +1,13 @@
 package agentcore_test
 
 import (
+	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +20,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
+	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
+
+	"github.com/baton-run/baton/tests/stack"
 )
 
 // everything is the npm MCP server @modelcontextprotocol/server-everything, started once per test binary with
@@ -109,5 +117,68 @@ func TestAnMCPToolStreamsEachModelCallAsItsOwnMessage(t *testing.T) {
 	}
 	if got := texts(frames); got != "Sum: The sum of 2 and 40 is 42." {
 		t.Errorf("reply %q", got)
+	}
+}
+
+// recordingProxy forwards to an MCP server and records the x-api-key header of every request.
+type recordingProxy struct {
+	URL  string
+	mu   sync.Mutex
+	keys []string
+}
+
+func newRecordingProxy(t *testing.T, target string) *recordingProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &recordingProxy{}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.keys = append(p.keys, r.Header.Get("X-Api-Key"))
+		p.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL + u.Path
+	return p
+}
+
+// TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest: a remote_mcp header `${<credential provider ARN>}`
+// reaches the MCP server as the stored API key on every request; the harness version keeps the reference.
+func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
+	t.Parallel()
+	proxy := newRecordingProxy(t, everythingURL(t))
+	st := stack.Shared(t)
+	project := fmt.Sprintf("acd-vault-%x", time.Now().UnixNano())
+	id, secret := st.NewAccessKey(t, project)
+	control := stack.AgentCoreControl(st, id, secret)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	prov, err := control.CreateApiKeyCredentialProvider(ctx, &cp.CreateApiKeyCredentialProviderInput{Name: aws.String("mcpkey"), ApiKey: aws.String("vault-secret-123")})
+	if err != nil {
+		t.Fatalf("CreateApiKeyCredentialProvider: %v", err)
+	}
+	ref := "${" + aws.ToString(prov.CredentialProviderArn) + "}"
+	f := newFixtureIn(t, st, project, id, secret, "vault", cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
+		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(proxy.URL), Headers: map[string]string{"x-api-key": ref}}}})
+	frames, err := f.invoke(t, newSessionID(t), &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("sum")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(frames); got != "Sum: The sum of 2 and 40 is 42." {
+		t.Fatalf("reply %q (%s)", got, shape(frames))
+	}
+	proxy.mu.Lock()
+	defer proxy.mu.Unlock()
+	if len(proxy.keys) == 0 {
+		t.Fatal("the MCP server saw no request")
+	}
+	for i, k := range proxy.keys {
+		if k != "vault-secret-123" {
+			t.Errorf("request %d carried x-api-key %q; want the resolved key", i, k)
+		}
 	}
 }
