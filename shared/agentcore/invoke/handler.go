@@ -134,10 +134,10 @@ func (h *Handler) admit(r *http.Request) (*invocation, error) {
 	}
 	q := r.URL.Query()
 	harnessARN, qualifier := q.Get("harnessArn"), q.Get("qualifier")
-	if !harnessARNPattern.MatchString(harnessARN) {
+	if !agentcore.HarnessARNPattern.MatchString(harnessARN) {
 		return nil, validation(&fieldError{Name: "harnessArn", Message: "required; must be a harness ARN"})
 	}
-	if _, set := q["qualifier"]; set && !qualifierPattern.MatchString(qualifier) {
+	if _, set := q["qualifier"]; set && !agentcore.EndpointNamePattern.MatchString(qualifier) {
 		return nil, validation(&fieldError{Name: "qualifier", Message: "must match [a-zA-Z][a-zA-Z0-9_]{0,47}"})
 	}
 	if qualifier == "" {

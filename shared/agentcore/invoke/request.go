@@ -3,7 +3,6 @@ package invoke
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
@@ -21,11 +20,6 @@ const (
 	fieldRuntimeSessionID  = "runtimeSessionId"
 )
 
-var (
-	harnessARNPattern = regexp.MustCompile(`^arn:([^:]+)?:bedrock-agentcore:[a-z0-9-]+:[0-9]{12}:harness/[a-zA-Z][a-zA-Z0-9_]{0,39}-[a-zA-Z0-9]{10}$`)
-	qualifierPattern  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`)
-	toolNamePattern   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-)
 
 // request is the InvokeHarness body's `messages`; the override members are validated by
 // agentcore.ParseInvokeOverrides (unknown members are ignored).
@@ -128,7 +122,7 @@ func parseMessage(path string, m wireMessage) (handoff.Message, *fieldError) {
 			if m.Role != "assistant" {
 				return out, &fieldError{Name: p + ".toolUse", Message: "toolUse blocks belong to assistant messages"}
 			}
-			if !toolNamePattern.MatchString(b.ToolUse.ToolUseID) {
+			if !agentcore.ToolNamePattern.MatchString(b.ToolUse.ToolUseID) {
 				return out, &fieldError{Name: p + ".toolUse.toolUseId", Message: "must match [a-zA-Z0-9_-]{1,64}"}
 			}
 			out.ToolUses = append(out.ToolUses, b.ToolUse.ToolUseID)
@@ -137,7 +131,7 @@ func parseMessage(path string, m wireMessage) (handoff.Message, *fieldError) {
 			if m.Role != "user" {
 				return out, &fieldError{Name: p + ".toolResult", Message: "toolResult blocks belong to user messages"}
 			}
-			if !toolNamePattern.MatchString(tr.ToolUseID) {
+			if !agentcore.ToolNamePattern.MatchString(tr.ToolUseID) {
 				return out, &fieldError{Name: p + ".toolResult.toolUseId", Message: "must match [a-zA-Z0-9_-]{1,64}"}
 			}
 			if tr.Status != "" && tr.Status != "success" && tr.Status != "error" {
