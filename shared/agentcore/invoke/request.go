@@ -20,7 +20,6 @@ const (
 	fieldRuntimeSessionID  = "runtimeSessionId"
 )
 
-
 // request is the InvokeHarness body's `messages`; the override members are validated by
 // agentcore.ParseInvokeOverrides (unknown members are ignored).
 type request struct {
