@@ -49,7 +49,7 @@ func TestTheTemplateGivesEveryProcessTheConfigurationItRequires(t *testing.T) {
 			if !ok {
 				t.Fatalf("no setup.Component known for %s", f.LogicalID)
 			}
-			if _, err := setup.Load(func(name string) string { return f.Env[name] }, c); err != nil {
+			if _, err := setup.Load(lambdaEnv(f.Env), c); err != nil {
 				t.Errorf("%s: %v", f.LogicalID, err)
 			}
 		})
@@ -78,9 +78,20 @@ func TestTheTemplateCheckCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = setup.Load(func(name string) string { return f.Env[name] }, setup.API)
+	_, err = setup.Load(lambdaEnv(f.Env), setup.API)
 	var ce *setup.ConfigError
 	if !errors.As(err, &ce) || len(ce.Problems) != 1 || ce.Problems[0].Name != setup.EnvAdminKey {
 		t.Errorf("Load(ApiFunction without AdminKey) = %v, want only BATON_ADMIN_KEY named", err)
+	}
+}
+
+// lambdaEnv is a function's environment as Lambda runs it: the template's variables plus the ones the Lambda
+// runtime sets itself (AWS_REGION).
+func lambdaEnv(env map[string]string) func(string) string {
+	return func(name string) string {
+		if name == "AWS_REGION" {
+			return "us-east-1"
+		}
+		return env[name]
 	}
 }
