@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/session"
@@ -131,7 +133,11 @@ func (a *api) postEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		key, hash = k, admission.RequestHash(body)
 	}
-	if err := a.eng.PostEvents(r.Context(), project(r), r.PathValue("session_id"), inputs, key, hash); err != nil {
+	// A request that arrived whole is carried out whole: a client that disconnects right after sending (a tool
+	// result, a cancel) does not cut the admission, the commit or what follows it (the start or resume of the turn).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), inputTimeout)
+	defer cancel()
+	if err := a.eng.PostEvents(ctx, project(r), r.PathValue("session_id"), inputs, key, hash); err != nil {
 		a.writeError(w, r, err)
 		return
 	}
@@ -185,3 +191,6 @@ func (a *api) listItems(w http.ResponseWriter, r *http.Request, turnID string) {
 	}
 	a.writeJSON(w, r, http.StatusOK, newListPage(items, func(it session.Item) string { return it.ID }, more))
 }
+
+// inputTimeout bounds the work of one events POST once its body has arrived, independent of the client's connection.
+const inputTimeout = 60 * time.Second
