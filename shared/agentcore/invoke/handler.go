@@ -82,6 +82,9 @@ func New(o Options) *Handler {
 	return &Handler{o: o}
 }
 
+// commitTimeout bounds the state change of an invocation, which runs detached from the client's connection.
+const commitTimeout = 60 * time.Second
+
 // invocation is one admitted InvokeHarness call, ready to change state.
 type invocation struct {
 	project   string
@@ -108,7 +111,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	turnID, err := h.commit(r.Context(), inv)
+	// An invocation that arrived whole is carried out whole: a client that disconnects right after sending (a
+	// follow-up with its results) does not cut the commit or the resume that follows it.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), commitTimeout)
+	turnID, err := h.commit(ctx, inv)
+	cancel()
 	if err != nil {
 		h.fail(w, r, err)
 		return
