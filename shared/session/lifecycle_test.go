@@ -264,3 +264,72 @@ func TestCancelStopsEverything(t *testing.T) {
 		t.Errorf("a queued turn is quiet: no cancel fence; mark %q", queued.Mark(true))
 	}
 }
+
+// TestEveryInterleavingWithACancel adds the caller's cancel at every position of every order of the rendezvous (with
+// and without a retried AwaitResults and failing sends), then settles the turn as its execution would and runs the
+// reconciler: a cancel that comes before the resume reached Step Functions leaves the turn cancelled and never
+// resumed; one that comes after fences the running turn, which Settle then ends as cancelled; either way nothing is
+// resumed twice and the reconciler has nothing left to do.
+func TestEveryInterleavingWithACancel(t *testing.T) {
+	t.Parallel()
+	for _, retried := range []bool{false, true} {
+		actions := []string{"result a", "result b", "park1", "cancel"}
+		if retried {
+			actions = append(actions, "fail1", "park2")
+		}
+		for _, failSends := range []int{0, 1} {
+			for _, order := range permutations(actions) {
+				if !valid(order) {
+					continue
+				}
+				name := fmt.Sprintf("%s/failing sends %d", strings.Join(order, ","), failSends)
+				s := &sim{t: waitingTurn(), now: 1_000_000, failSends: failSends}
+				resumedBeforeCancel := false
+				for _, a := range order {
+					s.now += 10
+					switch a {
+					case "result a":
+						s.result("a") // after a cancel: ResultNotAccepting, nothing claimed
+					case "result b":
+						s.result("b")
+					case "park1":
+						s.park("token1")
+					case "fail1":
+						if s.live == "token1" {
+							s.live = ""
+						}
+					case "park2":
+						if s.resumes == 0 {
+							s.park("token2")
+						}
+					case "cancel":
+						resumedBeforeCancel = s.resumes > 0
+						if s.t.Status == TurnInProgress {
+							if !s.t.RequestCancel() {
+								t.Fatalf("%s: a running turn refused the cancel fence", name)
+							}
+						} else {
+							s.t.Cancel(s.now)
+						}
+					}
+				}
+				// The execution ends (stopped, or the fenced harness stops); Settle ends a fenced turn as cancelled.
+				if !s.t.Status.Terminal() && s.t.CancelRequested {
+					s.t.Cancel(s.now)
+				}
+				for i := 0; i < 3; i++ {
+					s.reconcile()
+				}
+				if s.t.Status != TurnCancelled {
+					t.Errorf("%s: turn is %s, want cancelled; log: %v", name, s.t.Status, s.log)
+				}
+				if want := map[bool]int{false: 0, true: 1}[resumedBeforeCancel]; s.resumes != want {
+					t.Errorf("%s: resumed %d times, want %d (resumed before the cancel: %v); log: %v", name, s.resumes, want, resumedBeforeCancel, s.log)
+				}
+				if s.t.Mark(false) != MarkNone || s.t.ResumeDue() {
+					t.Errorf("%s: a cancelled turn is still marked %q (due %v)", name, s.t.Mark(false), s.t.ResumeDue())
+				}
+			}
+		}
+	}
+}
