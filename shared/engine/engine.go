@@ -29,6 +29,8 @@ type Engine struct {
 	// Counters counts engine-level operations for benchmarks (see Stats).
 	commits   atomic.Int64
 	conflicts atomic.Int64
+	// wake tells this process's event readers about its commits (Wake).
+	wake wakeHub
 }
 
 // Options configures an Engine. Zero Clock means time.Now; zero NewID means random time-ordered ids; zero

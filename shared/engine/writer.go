@@ -61,6 +61,14 @@ func (e *Engine) commit(ctx context.Context, c Commit) error {
 	err := e.store.Commit(ctx, c)
 	if err == nil {
 		e.commits.Add(1)
+		switch {
+		case c.Session != nil:
+			e.wake.notify(c.Session.ID)
+		case c.SessionID != "":
+			e.wake.notify(c.SessionID)
+		case len(c.Turns) > 0:
+			e.wake.notify(c.Turns[0].Turn.SessionID)
+		}
 	} else if isConflict(err) {
 		e.conflicts.Add(1)
 	}

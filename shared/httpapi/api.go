@@ -24,9 +24,11 @@ const (
 // Stream defaults (DESIGN "Streams": REST API response streaming lasts at most 15 minutes and closes after 5 idle
 // minutes, so a stream sends keep-alives and ends cleanly before the limit).
 const (
-	DefaultPollInterval      = 100 * time.Millisecond
-	DefaultKeepAliveInterval = 15 * time.Second
-	DefaultMaxStreamDuration = 14 * time.Minute
+	DefaultPollInterval = 100 * time.Millisecond
+	// DefaultMaxIdlePollInterval bounds the back-off of a stream whose Session is idle.
+	DefaultMaxIdlePollInterval = time.Second
+	DefaultKeepAliveInterval   = 15 * time.Second
+	DefaultMaxStreamDuration   = 14 * time.Minute
 )
 
 // openAIVersion is sent as `OpenAI-Version` on every response.
@@ -35,8 +37,12 @@ const openAIVersion = "2020-10-01"
 // Options configures the handler. Zero values take the defaults above; a nil Logger means slog.Default().
 type Options struct {
 	Logger *slog.Logger
-	// PollInterval is how often a stream reads new events from the Store.
+	// PollInterval is how often a stream reads new events from the Store while events flow.
 	PollInterval time.Duration
+	// MaxIdlePollInterval is the longest a stream waits between reads while its Session is idle (the interval
+	// doubles from PollInterval after each empty read; an event, or a commit of this process to the Session, resets
+	// it).
+	MaxIdlePollInterval time.Duration
 	// KeepAliveInterval is the longest a stream stays silent before it writes a `: keep-alive` comment.
 	KeepAliveInterval time.Duration
 	// MaxStreamDuration ends a stream cleanly (clients reconnect) before the platform's streaming limit.
@@ -58,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
+	}
+	if o.MaxIdlePollInterval <= 0 {
+		o.MaxIdlePollInterval = DefaultMaxIdlePollInterval
 	}
 	if o.KeepAliveInterval <= 0 {
 		o.KeepAliveInterval = DefaultKeepAliveInterval

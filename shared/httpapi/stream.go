@@ -50,7 +50,9 @@ func (a *api) startStream(w http.ResponseWriter, r *http.Request, status int) *h
 }
 
 // stream writes the Session's events with sequence > after as SSE frames
-// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval and writing a
+// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval while events flow and
+// backing off to Options.MaxIdlePollInterval while the Session is idle (woken at once by this process's own commits
+// to it), and writing a
 // `: keep-alive` comment after Options.KeepAliveInterval of silence. untilSettled ends the stream right after the
 // first agent.session.idle or agent.session.failed (the creation stream).
 func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, after int64, status int, untilSettled bool) {
@@ -60,11 +62,16 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 	lastWrite, lastCheck := time.Now(), time.Now()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	wake, stop := a.eng.Wake(sessionID)
+	defer stop()
+	idle := a.opts.PollInterval
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		case <-wake:
+			idle = a.opts.PollInterval // this process committed to the Session: more is likely to follow
 		}
 		events, err := a.eng.EventsAfter(ctx, sessionID, after, streamBatch)
 		if err != nil {
@@ -105,10 +112,17 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 				return
 			}
 		}
-		if len(events) == streamBatch {
+		switch {
+		case len(events) == streamBatch:
 			timer.Reset(0) // more are waiting
-		} else {
-			timer.Reset(a.opts.PollInterval)
+		case len(events) > 0:
+			idle = a.opts.PollInterval
+			timer.Reset(idle)
+		default:
+			// An idle Session: back off, doubling up to MaxIdlePollInterval, so a parked stream does not read the
+			// table every PollInterval; a commit of this process (Engine.Wake) or any event resets it.
+			timer.Reset(idle)
+			idle = min(2*idle, max(a.opts.MaxIdlePollInterval, a.opts.PollInterval))
 		}
 	}
 }
