@@ -127,6 +127,8 @@ test: ## Run every check and test (template, ASL, builds, unit, integration, end
 
 .PHONY: test-all
 test-all: tools build-native lint check-template
+	@# Warm the build cache for the runtime container test (the Dockerfile builds with CGO_ENABLED=0 -trimpath).
+	CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null $(RUNTIME_PKG)
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) BATON_BIN_DIR=$(abspath $(BIN)) \
 		$(GO) test -count=1 -timeout 25m ./... $(TEST_FLAGS)
 	$(MAKE) --no-print-directory fuzz

@@ -405,7 +405,8 @@ func nonRootDir(t *testing.T) string {
 // with env over the test's environment; a cold build cache (-trimpath has its own cache keys) takes minutes.
 func goBuild(t *testing.T, root string, env map[string]string, goArgs []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// A guard against a hung build, not a performance bound: a cold build on a busy 2-core machine takes minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", goArgs...)
 	cmd.Dir = root
