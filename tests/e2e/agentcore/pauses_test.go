@@ -2,12 +2,15 @@ package agentcore_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
+
+	"github.com/baton-run/baton/tests/stack"
 )
 
 // mcpToolUses returns the names of the harness-run (mcp_tool_use) toolUse blocks of the frames, in order.
@@ -54,6 +57,21 @@ func cityOf(t *testing.T, u toolUse) string {
 	return in.City
 }
 
+// sessionRecords is the part of the table snapshot that belongs to one Session (its records and those naming it).
+func sessionRecords(t *testing.T, f *fixture, session string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range stack.Snapshot(t, f.st) {
+		if strings.Contains(k, session) || strings.Contains(v, session) {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no record of session %s in the table", session)
+	}
+	return out
+}
+
 // TestAnMCPToolBetweenTwoInlineCallsGivesTwoPauses: one model response calls [inline A, MCP echo, inline B]
 // (server-everything). The first invoke pauses on A alone; the follow-up with A's result runs echo in the harness
 // and pauses on B; the follow-up with B's result finishes, and the model saw the three results in model order.
@@ -88,9 +106,13 @@ func TestAnMCPToolBetweenTwoInlineCallsGivesTwoPauses(t *testing.T) {
 		t.Fatalf("second pause: handed over %+v, stop %q; want get_weather(Rome) alone ending tool_use (%s)", second, lastStop(frames), shape(frames))
 	}
 
-	// A's result again is stale now: the pause is B's.
+	// A's result again is stale now: the pause is B's, and the rejected follow-up writes nothing of this Session.
+	session := onlySession(t, f.agentsKey(t))
+	waitParked(t, f.st, session)
+	before := sessionRecords(t, f, session)
 	_, err = f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{toolResults(first[0].ID, "sunny")}})
-	wantValidation(t, "A's result at B's pause", err, "")
+	wantValidation(t, "A's result at B's pause", err, "does not answer")
+	stack.AssertUnchanged(t, before, sessionRecords(t, f, session))
 
 	frames, err = f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{toolResults(second[0].ID, "rainy")}})
 	if err != nil {
