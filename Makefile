@@ -108,7 +108,7 @@ local: tools build-native ## Run Baton locally with its embedded defaults (API o
 	$(BIN)/baton-local -modules $(NODE_MODULES) -runtime-bin $(BIN)/baton-runtime $(LOCAL_FLAGS)
 
 .PHONY: demo
-demo: tools build-native ## Run the inline-function scenario against a fresh stack and print the transcript
+demo: tools build-native ## Run the inline-function scenario through both front doors (Agents API, AgentCore) against a fresh stack and print the transcripts
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./local/cmd/baton-demo
 
 .PHONY: build-native

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/agentcore"
+	"github.com/baton-run/baton/shared/agentcore/apierror"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/jsonwire"
 	"github.com/baton-run/baton/shared/sigv4auth"
@@ -20,43 +21,21 @@ import (
 
 // AgentCore front door (docs/agentcore.md): restJson1 routes under /harnesses (control plane and
 // POST /harnesses/invoke) and /identities (token vault), authenticated by SigV4 (signing name bedrock-agentcore)
-// with the project's access keys. Errors are `X-Amzn-ErrorType: <shape>` + `{"message",…}`, written only by
-// writeAgentCoreError.
+// with the project's access keys. Errors are `X-Amzn-ErrorType: <shape>` + `{"message",…}` (package apierror),
+// mapped only by writeAgentCoreError.
 
 // AgentCoreSigningName is the SigV4 signing name of both AgentCore planes.
 const AgentCoreSigningName = "bedrock-agentcore"
 
-// AgentCore error shapes (docs/agentcore.md §5) and their HTTP statuses.
-const (
-	acValidation   = "ValidationException"
-	acNotFound     = "ResourceNotFoundException"
-	acConflict     = "ConflictException"
-	acUnauthorized = "UnauthorizedException"
-	acAccessDenied = "AccessDeniedException"
-	acInternal     = "InternalServerException"
-	acUnknownOp    = "UnknownOperationException"
-)
-
-var acStatus = map[string]int{
-	acValidation: http.StatusBadRequest, acNotFound: http.StatusNotFound, acConflict: http.StatusConflict,
-	acUnauthorized: http.StatusUnauthorized, acAccessDenied: http.StatusForbidden, acInternal: http.StatusInternalServerError,
-	acUnknownOp: http.StatusNotFound,
-}
-
-// acError is an AgentCore wire error: {message, reason?, fieldList?}.
-type acError struct {
-	shape   string
-	Message string                 `json:"message"`
-	Reason  string                 `json:"reason,omitempty"`
-	Fields  []agentcore.FieldError `json:"fieldList,omitempty"`
-}
-
-func (e *acError) Error() string { return e.shape + ": " + e.Message }
-
 // acNotFoundError is the ResourceNotFoundException of a resource kind; the same bytes whether the resource is missing or
 // belongs to another project.
-func acNotFoundError(kind, id string) *acError {
-	return &acError{shape: acNotFound, Message: fmt.Sprintf("%s %s was not found.", kind, id)}
+func acNotFoundError(kind, id string) *apierror.Error {
+	return apierror.New(apierror.ResourceNotFound, fmt.Sprintf("%s %s was not found.", kind, id))
+}
+
+// unknownOperation is the error of a path or method the front door does not serve.
+func unknownOperation(r *http.Request) *apierror.Error {
+	return apierror.New(apierror.UnknownOperation, "The operation "+r.Method+" "+r.URL.Path+" is not supported.")
 }
 
 // isAgentCorePath reports whether a path belongs to the AgentCore front door.
@@ -78,7 +57,7 @@ func (a *api) agentCoreRoutes() {
 	a.acRoute(m, "/identities/UpdateApiKeyCredentialProvider", methods{"POST": a.updateCredentialProvider})
 	a.acRoute(m, "/identities/DeleteApiKeyCredentialProvider", methods{"POST": a.deleteCredentialProvider})
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		a.writeAgentCoreError(w, r, &acError{shape: acUnknownOp, Message: "The operation " + r.Method + " " + r.URL.Path + " is not supported."})
+		a.writeAgentCoreError(w, r, unknownOperation(r))
 	})
 }
 
@@ -87,7 +66,7 @@ func (a *api) acRoute(mux *http.ServeMux, pattern string, ms methods) {
 	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		h, ok := ms[r.Method]
 		if !ok || h == nil {
-			a.writeAgentCoreError(w, r, &acError{shape: acUnknownOp, Message: "The operation " + r.Method + " " + r.URL.Path + " is not supported."})
+			a.writeAgentCoreError(w, r, unknownOperation(r))
 			return
 		}
 		h(w, r)
@@ -125,13 +104,13 @@ func (a *api) serveAgentCore(w http.ResponseWriter, r *http.Request) {
 func authError(err error) error {
 	switch {
 	case errors.Is(err, sigv4auth.ErrSignatureMismatch):
-		return &acError{shape: acAccessDenied, Message: "The request signature we calculated does not match the signature you provided."}
+		return apierror.New(apierror.AccessDenied, "The request signature we calculated does not match the signature you provided.")
 	case errors.Is(err, sigv4auth.ErrClockSkew):
-		return &acError{shape: acUnauthorized, Message: "Signature expired: the request time is more than 15 minutes from the server time."}
+		return apierror.New(apierror.Unauthorized, "Signature expired: the request time is more than 15 minutes from the server time.")
 	case errors.Is(err, sigv4auth.ErrUnknownKey):
-		return &acError{shape: acUnauthorized, Message: "The security token included in the request is invalid."}
+		return apierror.New(apierror.Unauthorized, "The security token included in the request is invalid.")
 	case errors.Is(err, sigv4auth.ErrUnsigned), errors.Is(err, sigv4auth.ErrMalformed):
-		return &acError{shape: acUnauthorized, Message: "The request must be signed with AWS Signature Version 4 (signing name bedrock-agentcore)."}
+		return apierror.New(apierror.Unauthorized, "The request must be signed with AWS Signature Version 4 (signing name bedrock-agentcore).")
 	default:
 		return err
 	}
@@ -146,40 +125,17 @@ func (a *api) lookupAccessKey(ctx context.Context, id string) (string, string, e
 	return p, s, err
 }
 
-// writeAgentCoreError is the one place an AgentCore error becomes a response:
-//   - *acError → its shape, message, reason and fieldList;
-//   - *agentcore.ValidationError → ValidationException with reason and fieldList;
-//   - *engine.MemberError → ValidationException FieldValidationFailed naming the member;
-//   - engine.ErrIdempotencyMismatch → ValidationException IdempotentParameterMismatchException;
-//   - engine.ErrAlreadyExists, engine.ErrBusy → ConflictException;
-//   - engine.ErrNotFound → ResourceNotFoundException (handlers normally say which resource first);
-//   - anything else → InternalServerException with a generic message, logged once with the request id.
+// writeAgentCoreError is the one place a control-plane error becomes a response: apierror.Map maps the errors
+// both AgentCore planes share (validation, member, idempotency, conflict, not found — handlers normally say which
+// resource first); anything else is an InternalServerException with a generic message, logged once with the request
+// id. apierror writes the bytes.
 func (a *api) writeAgentCoreError(w http.ResponseWriter, r *http.Request, err error) {
-	var ae *acError
-	var ve *agentcore.ValidationError
-	var me *engine.MemberError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &ve):
-		ae = &acError{shape: acValidation, Message: ve.Message, Reason: ve.Reason, Fields: ve.Fields}
-	case errors.As(err, &me):
-		ae = &acError{shape: acValidation, Message: me.Member + ": " + me.Message, Reason: agentcore.ReasonFieldValidationFailed,
-			Fields: []agentcore.FieldError{{Name: me.Member, Message: me.Message}}}
-	case errors.Is(err, engine.ErrIdempotencyMismatch):
-		v := agentcore.IdempotentParameterMismatch()
-		ae = &acError{shape: acValidation, Message: v.Message, Reason: v.Reason, Fields: v.Fields}
-	case errors.Is(err, engine.ErrAlreadyExists):
-		ae = &acError{shape: acConflict, Message: "A resource with this name already exists."}
-	case errors.Is(err, engine.ErrBusy):
-		ae = &acError{shape: acConflict, Message: "The resource was modified concurrently; retry the request."}
-	case errors.Is(err, engine.ErrNotFound):
-		ae = &acError{shape: acNotFound, Message: "The resource was not found."}
-	default:
+	ae, ok := apierror.Map(err, "The resource was not found.")
+	if !ok {
 		a.logError(r, "agentcore request failed", err)
-		ae = &acError{shape: acInternal, Message: "An internal error occurred. Retry the request."}
+		ae = apierror.Internal()
 	}
-	w.Header().Set("X-Amzn-ErrorType", ae.shape)
-	a.writeAgentCoreJSON(w, r, acStatus[ae.shape], ae)
+	ae.Write(w)
 }
 
 // writeAgentCoreJSON writes v as an AgentCore JSON response.
@@ -187,8 +143,8 @@ func (a *api) writeAgentCoreJSON(w http.ResponseWriter, r *http.Request, status 
 	b, err := jsonwire.Marshal(v)
 	if err != nil {
 		a.logError(r, "encode response", err)
-		w.Header().Set("X-Amzn-ErrorType", acInternal)
-		status, b = http.StatusInternalServerError, []byte(`{"message":"An internal error occurred. Retry the request."}`)
+		apierror.Internal().Write(w)
+		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

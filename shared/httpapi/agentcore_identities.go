@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/baton-run/baton/shared/agentcore"
+	"github.com/baton-run/baton/shared/agentcore/apierror"
 	"github.com/baton-run/baton/shared/engine"
 )
 
@@ -61,7 +62,7 @@ func providerErr(name string, err error) error {
 		return acNotFoundError("Credential provider", name)
 	}
 	if errors.Is(err, engine.ErrAlreadyExists) {
-		return &acError{shape: acConflict, Message: "A credential provider named " + name + " already exists."}
+		return apierror.New(apierror.Conflict, "A credential provider named "+name+" already exists.")
 	}
 	return err
 }

@@ -9,6 +9,6 @@
 // and storage are package engine and its Store. Resources render themselves (agent.Agent, session.Session, …).
 //
 // The AgentCore routes have their own gate (SigV4 through shared/sigv4auth, agentcore.go), their own wire shapes
-// (agentcore_*.go; request validation in shared/agentcore) and their own single error writer, writeAgentCoreError
-// (`X-Amzn-ErrorType` + `{"message",…}`).
+// (agentcore_*.go; request validation in shared/agentcore) and their own single error mapping, writeAgentCoreError;
+// the bytes (`X-Amzn-ErrorType` + `{"message",…}`) are written by shared/agentcore/apierror.
 package httpapi

@@ -1,7 +1,14 @@
-// Command baton-demo (`make demo`) starts a fresh local stack on free ports, runs the main job of
-// spec/agents-api-wire.md §7 against it with the official openai-go client — an agent with the function tool
-// get_weather, an idle session, a message, the required action, the tool result, the streamed answer — prints
-// the transcript, and stops the stack. It needs bin/baton-local and bin/baton-runtime (`make build`).
+// Command baton-demo (`make demo`) starts a fresh local stack on free ports and runs one job through each of its
+// two front doors, printing a readable transcript of both, then stops the stack. The job: a weather question, a
+// caller-side function get_weather the model calls, the caller's result, the answer.
+//   - Agents API (README.md), with the official openai-go client: an agent with the function tool
+//     get_weather, an idle session, a message, the required action, the tool result, the streamed answer.
+//   - AgentCore Harness API (docs/agentcore.md), with the official bedrockagentcorecontrol and bedrockagentcore
+//     clients: a harness with the inline function get_weather, an InvokeHarness whose event stream pauses on the
+//     toolUse, the follow-up toolResult on the same runtimeSessionId, the streamed answer.
+//
+// Both use the scripted model (docs/scripted-model.md), so the demo needs no network and no model credentials. It
+// needs bin/baton-local and bin/baton-runtime (`make build`).
 package main
 
 import (
@@ -49,8 +56,22 @@ func run(ctx context.Context, question, toolOutput string) error {
 		fmt.Println("\nStopping the stack.")
 		_ = p.Stop()
 	}()
-	fmt.Printf("Ready in %s: base URL %s, API key %s\n\n", time.Since(started).Round(100*time.Millisecond), p.BaseURL, p.APIKey)
+	fmt.Printf("Ready in %s.\n", time.Since(started).Round(100*time.Millisecond))
 
+	fmt.Printf("\n== 1. Agents API front door (openai-go) ==\n\n")
+	if err := runAgents(ctx, p.Stack, question, toolOutput); err != nil {
+		return fmt.Errorf("Agents API: %w", err)
+	}
+	fmt.Printf("\n== 2. AgentCore Harness API front door (aws-sdk-go-v2 bedrockagentcorecontrol, bedrockagentcore) ==\n\n")
+	if err := runAgentCore(ctx, p.Stack, question, toolOutput); err != nil {
+		return fmt.Errorf("AgentCore: %w", err)
+	}
+	return nil
+}
+
+// runAgents is the job through the Agents API front door with the official openai-go client.
+func runAgents(ctx context.Context, p stackproc.Stack, question, toolOutput string) error {
+	fmt.Printf("base URL   %s  (API key %s)\n", p.BaseURL, p.APIKey)
 	client := openai.NewClient(option.WithBaseURL(p.BaseURL), option.WithAPIKey(p.APIKey))
 	agents := client.Beta.Agents
 	agent, err := agents.New(ctx, openai.BetaAgentNewParams{

@@ -1,11 +1,10 @@
 package invoke
 
 import (
-	"encoding/json"
 	"errors"
-	"net/http"
 
 	"github.com/baton-run/baton/shared/agentcore"
+	"github.com/baton-run/baton/shared/agentcore/apierror"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
 	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
@@ -15,98 +14,58 @@ import (
 // or the engine refused its results as answered or no longer waited for).
 var errReplayed = errors.New("replayed tool results")
 
-// apiError is an AgentCore error response: HTTP Status, `X-Amzn-ErrorType: <Type>` and the body
-// `{"message", "reason", "fieldList"}` (reason and fieldList only on ValidationException).
-type apiError struct {
-	Status    int
-	Type      string
-	Message   string
-	Reason    string
-	FieldList []fieldError
-}
+// fieldError is one `fieldList` entry {name, message}.
+type fieldError = agentcore.FieldError
 
-// Error types InvokeHarness answers with (docs/agentcore.md §3.7).
-const (
-	typeValidation         = "ValidationException"
-	typeResourceNotFound   = "ResourceNotFoundException"
-	typeConflict           = "ConflictException"
-	typeInternalServer     = "InternalServerException"
-	typeServiceUnavailable = "ServiceUnavailableException"
-	typeAccessDenied       = "AccessDeniedException"
-	reasonFieldValidation  = "FieldValidationFailed"
-	reasonCannotParse      = "CannotParse"
-)
-
-func validation(fe *fieldError) *apiError {
-	reason := reasonFieldValidation
+// validation is the ValidationException naming one member: reason CannotParse for the body, FieldValidationFailed
+// otherwise.
+func validation(fe *fieldError) *apierror.Error {
+	reason := agentcore.ReasonFieldValidationFailed
 	if fe.Name == "body" {
-		reason = reasonCannotParse
+		reason = agentcore.ReasonCannotParse
 	}
-	return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: fe.Name + ": " + fe.Message, Reason: reason, FieldList: []fieldError{*fe}}
+	return &apierror.Error{Type: apierror.Validation, Message: fe.Name + ": " + fe.Message, Reason: reason, Fields: []fieldError{*fe}}
 }
 
-// toAPIError maps every error of an invocation to its wire error, once. Internal errors are logged by the caller
-// and never shown.
-func toAPIError(err error) *apiError {
-	var ae *apiError
+// onMessages is a FieldValidationFailed ValidationException about the request's messages.
+func onMessages(msg string) *apierror.Error {
+	return &apierror.Error{Type: apierror.Validation, Message: msg, Reason: agentcore.ReasonFieldValidationFailed,
+		Fields: []fieldError{{Name: fieldMessages, Message: msg}}}
+}
+
+// toAPIError maps every error of an invocation to its wire error, once (docs/agentcore.md §3.7): the handoff's
+// rejections, translation and engine errors here, the kinds both planes share through apierror.Map, anything else
+// an InternalServerException (internal errors are logged by the caller and never shown).
+func toAPIError(err error) *apierror.Error {
 	var rej *handoff.Rejection
 	var te *translate.Error
 	var ee *engine.Error
-	var ve *agentcore.ValidationError
-	switch {
-	case errors.As(err, &ae):
+	if ae, ok := apierror.Map(err, "The harness or session was not found."); ok {
 		return ae
-	case errors.As(err, &ve):
-		fields := make([]fieldError, 0, len(ve.Fields))
-		for _, f := range ve.Fields {
-			fields = append(fields, fieldError(f))
-		}
-		return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: ve.Message, Reason: ve.Reason, FieldList: fields}
+	}
+	switch {
 	case errors.As(err, &rej):
 		if rej.Reason == handoff.ReasonBusy {
-			return &apiError{Status: http.StatusConflict, Type: typeConflict, Message: rej.Message}
+			return apierror.New(apierror.Conflict, rej.Message)
 		}
-		return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: rej.Message, Reason: reasonFieldValidation,
-			FieldList: []fieldError{{Name: fieldMessages, Message: rej.Message}}}
+		return onMessages(rej.Message)
 	case errors.As(err, &te):
 		return validation(&fieldError{Name: te.Field, Message: te.Message})
-	case errors.Is(err, engine.ErrNotFound):
-		return &apiError{Status: http.StatusNotFound, Type: typeResourceNotFound, Message: "The harness or session was not found."}
 	case errors.As(err, &ee):
 		switch {
 		case ee.Message == engine.MessageSessionBusy:
-			return &apiError{Status: http.StatusConflict, Type: typeConflict, Message: "The session is processing another invocation; wait for its stream to end."}
+			return apierror.New(apierror.Conflict, "The session is processing another invocation; wait for its stream to end.")
 		case ee.Code == engine.CodeExecutionUnavailable:
-			return &apiError{Status: http.StatusServiceUnavailable, Type: typeServiceUnavailable, Message: ee.Message}
+			return apierror.New(apierror.ServiceUnavailable, ee.Message)
 		default:
-			return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: ee.Message, Reason: reasonFieldValidation,
-				FieldList: []fieldError{{Name: "configuration", Message: ee.Message}}}
+			return &apierror.Error{Type: apierror.Validation, Message: ee.Message, Reason: agentcore.ReasonFieldValidationFailed,
+				Fields: []fieldError{{Name: "configuration", Message: ee.Message}}}
 		}
 	case errors.Is(err, errReplayed):
-		msg := "The toolResult does not answer the pending tool calls (stale or replayed)."
-		return &apiError{Status: http.StatusBadRequest, Type: typeValidation, Message: msg, Reason: reasonFieldValidation, FieldList: []fieldError{{Name: fieldMessages, Message: msg}}}
+		return onMessages("The toolResult does not answer the pending tool calls (stale or replayed).")
 	case errors.Is(err, engine.ErrTooLarge):
 		return validation(&fieldError{Name: "body", Message: "the configuration or input is too large"})
 	default:
-		return &apiError{Status: http.StatusInternalServerError, Type: typeInternalServer, Message: "The request could not be processed."}
+		return &apierror.Error{Type: apierror.InternalServer, Message: "The request could not be processed."}
 	}
 }
-
-// write sends e as the response (nothing of the stream has been written yet).
-func (e *apiError) write(w http.ResponseWriter) {
-	body := map[string]any{"message": e.Message}
-	if e.Reason != "" {
-		body["reason"] = e.Reason
-	}
-	if len(e.FieldList) > 0 {
-		body["fieldList"] = e.FieldList
-	}
-	b, _ := json.Marshal(body)
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Amzn-ErrorType", e.Type)
-	w.WriteHeader(e.Status)
-	_, _ = w.Write(b)
-}
-
-func (e *apiError) Error() string { return e.Type + ": " + e.Message }

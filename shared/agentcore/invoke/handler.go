@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/agentcore"
+	"github.com/baton-run/baton/shared/agentcore/apierror"
 	"github.com/baton-run/baton/shared/agentcore/handoff"
 	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
@@ -103,7 +104,7 @@ type invocation struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := h.o.Clock()
 	if r.Method != http.MethodPost {
-		(&apiError{Status: http.StatusMethodNotAllowed, Type: typeValidation, Message: "InvokeHarness is POST /harnesses/invoke."}).write(w)
+		(&apierror.Error{Type: apierror.Validation, Message: "InvokeHarness is POST /harnesses/invoke.", HTTPStatus: http.StatusMethodNotAllowed}).Write(w)
 		return
 	}
 	inv, err := h.admit(r)
@@ -125,10 +126,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
-	if ae.Status >= 500 {
+	if ae.Status() >= 500 {
 		h.o.Logger.ErrorContext(r.Context(), "invoke harness", "err", err)
 	}
-	ae.write(w)
+	ae.Write(w)
 }
 
 // admit decides the whole request without changing anything except, on the first use of a runtimeSessionId, the
@@ -137,7 +138,7 @@ func (h *Handler) admit(r *http.Request) (*invocation, error) {
 	ctx := r.Context()
 	project := h.o.Project(r)
 	if project == "" {
-		return nil, &apiError{Status: http.StatusForbidden, Type: typeAccessDenied, Message: "The request is not authenticated."}
+		return nil, apierror.New(apierror.AccessDenied, "The request is not authenticated.")
 	}
 	q := r.URL.Query()
 	harnessARN, qualifier := q.Get("harnessArn"), q.Get("qualifier")

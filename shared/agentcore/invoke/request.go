@@ -51,12 +51,6 @@ type wireToolResult struct {
 	Status    string            `json:"status"`
 }
 
-// fieldError is one `fieldList` entry.
-type fieldError struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-}
-
 // parsed is a validated request: the overrides and the messages as the handoff sees them.
 type parsed struct {
 	overrides agentcore.InvokeOverrides

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
+	"github.com/baton-run/baton/shared/agentcore/apierror"
 	"github.com/baton-run/baton/shared/agentcore/frames"
 	"github.com/baton-run/baton/shared/session"
 )
@@ -126,7 +127,7 @@ func FuzzParseBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := parseBody(body)
 		if err != nil {
-			if toAPIError(err).Type != typeValidation {
+			if toAPIError(err).Type != apierror.Validation {
 				t.Fatalf("%s: %v is not a ValidationException", body, err)
 			}
 			return

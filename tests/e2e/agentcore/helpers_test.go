@@ -35,6 +35,12 @@ func script() map[string]any {
 					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}},
 					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Rome"}},
 				}},
+			map[string]any{"when": map[string]any{"user_contains": "around an echo"},
+				"calls": []any{
+					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}},
+					map[string]any{"server_label": "everything", "name": "echo", "arguments": map[string]any{"message": "between"}},
+					map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Rome"}},
+				}},
 			map[string]any{"when": map[string]any{"user_contains": "weather"}, "commentary": "Let me check.",
 				"calls": []any{map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Paris"}}}},
 			map[string]any{"when": map[string]any{"user_contains": "slowly"}, "delay_ms": 8000, "reply": "Done slowly."},

@@ -1,8 +1,11 @@
 package agentcore_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,12 +15,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
 	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
@@ -120,11 +125,12 @@ func TestAnMCPToolStreamsEachModelCallAsItsOwnMessage(t *testing.T) {
 	}
 }
 
-// recordingProxy forwards to an MCP server and records the x-api-key header of every request.
+// recordingProxy forwards to an MCP server and records the x-api-key and x-team headers of every request.
 type recordingProxy struct {
-	URL  string
-	mu   sync.Mutex
-	keys []string
+	URL   string
+	mu    sync.Mutex
+	keys  []string
+	teams []string
 }
 
 func newRecordingProxy(t *testing.T, target string) *recordingProxy {
@@ -138,6 +144,7 @@ func newRecordingProxy(t *testing.T, target string) *recordingProxy {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.keys = append(p.keys, r.Header.Get("X-Api-Key"))
+		p.teams = append(p.teams, r.Header.Get("X-Team"))
 		p.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	}))
@@ -146,24 +153,58 @@ func newRecordingProxy(t *testing.T, target string) *recordingProxy {
 	return p
 }
 
+// recordingTransport keeps every response body the official clients read (an event stream whole).
+type recordingTransport struct {
+	mu     sync.Mutex
+	bodies []string
+}
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	rt.bodies = append(rt.bodies, r.Method+" "+r.URL.Path+" → "+string(b))
+	rt.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
+}
+
 // TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest: a remote_mcp header `${<credential provider ARN>}`
-// reaches the MCP server as the stored API key on every request; the harness version keeps the reference.
+// reaches the MCP server as the stored API key on every request, and a literal header as written; the harness keeps
+// the reference as written. The resolved key appears in no read — GetHarness (latest and by version),
+// ListHarnesses, ListHarnessVersions, the credential-provider reads, the InvokeHarness stream, the Session and its
+// items through the Agents API — and neither the key nor the literal header value appears in any line of the stack's
+// log (docs/agentcore.md §6 "Credentials by reference").
 func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 	t.Parallel()
+	const apiKey, literal = "vault-secret-123-q7Zr", "literal-header-456-Kp2w"
 	proxy := newRecordingProxy(t, everythingURL(t))
 	st := stack.Shared(t)
 	project := fmt.Sprintf("acd-vault-%x", time.Now().UnixNano())
 	id, secret := st.NewAccessKey(t, project)
-	control := stack.AgentCoreControl(st, id, secret)
+	rec := &recordingTransport{}
+	control := cp.New(cp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
+		Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}, HTTPClient: &http.Client{Transport: rec}})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	prov, err := control.CreateApiKeyCredentialProvider(ctx, &cp.CreateApiKeyCredentialProviderInput{Name: aws.String("mcpkey"), ApiKey: aws.String("vault-secret-123")})
+	prov, err := control.CreateApiKeyCredentialProvider(ctx, &cp.CreateApiKeyCredentialProviderInput{Name: aws.String("mcpkey"), ApiKey: aws.String(apiKey)})
 	if err != nil {
 		t.Fatalf("CreateApiKeyCredentialProvider: %v", err)
 	}
 	ref := "${" + aws.ToString(prov.CredentialProviderArn) + "}"
 	f := newFixtureIn(t, st, project, id, secret, "vault", cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
-		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(proxy.URL), Headers: map[string]string{"x-api-key": ref}}}})
+		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(proxy.URL),
+			Headers: map[string]string{"x-api-key": ref, "x-team": literal}}}})
+	f.control = control
+	f.data = dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
+		Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}, HTTPClient: &http.Client{Transport: rec}})
 	frames, err := f.invoke(t, newSessionID(t), &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("sum")}})
 	if err != nil {
 		t.Fatal(err)
@@ -172,13 +213,73 @@ func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 		t.Fatalf("reply %q (%s)", got, shape(frames))
 	}
 	proxy.mu.Lock()
-	defer proxy.mu.Unlock()
 	if len(proxy.keys) == 0 {
 		t.Fatal("the MCP server saw no request")
 	}
-	for i, k := range proxy.keys {
-		if k != "vault-secret-123" {
-			t.Errorf("request %d carried x-api-key %q; want the resolved key", i, k)
+	for i := range proxy.keys {
+		if proxy.keys[i] != apiKey || proxy.teams[i] != literal {
+			t.Errorf("request %d carried x-api-key %q, x-team %q; want the resolved key and the literal value", i, proxy.keys[i], proxy.teams[i])
+		}
+	}
+	proxy.mu.Unlock()
+
+	// Every read of the project, through the official clients.
+	harnessID := f.arn[strings.LastIndex(f.arn, "/")+1:]
+	got, err := control.GetHarness(ctx, &cp.GetHarnessInput{HarnessId: aws.String(harnessID)})
+	if err != nil {
+		t.Fatalf("GetHarness: %v", err)
+	}
+	mcp, ok := got.Harness.Tools[0].Config.(*cptypes.HarnessToolConfigurationMemberRemoteMcp)
+	if !ok || mcp.Value.Headers["x-api-key"] != ref {
+		t.Fatalf("GetHarness tools[0] %+v; want the reference %s kept as written", got.Harness.Tools[0].Config, ref)
+	}
+	if _, err := control.GetHarness(ctx, &cp.GetHarnessInput{HarnessId: aws.String(harnessID), HarnessVersion: got.Harness.HarnessVersion}); err != nil {
+		t.Fatalf("GetHarness by version: %v", err)
+	}
+	if _, err := control.ListHarnesses(ctx, &cp.ListHarnessesInput{}); err != nil {
+		t.Fatalf("ListHarnesses: %v", err)
+	}
+	if _, err := control.ListHarnessVersions(ctx, &cp.ListHarnessVersionsInput{HarnessId: aws.String(harnessID)}); err != nil {
+		t.Fatalf("ListHarnessVersions: %v", err)
+	}
+	if _, err := control.GetApiKeyCredentialProvider(ctx, &cp.GetApiKeyCredentialProviderInput{Name: aws.String("mcpkey")}); err != nil {
+		t.Fatalf("GetApiKeyCredentialProvider: %v", err)
+	}
+	if _, err := control.ListApiKeyCredentialProviders(ctx, &cp.ListApiKeyCredentialProvidersInput{}); err != nil {
+		t.Fatalf("ListApiKeyCredentialProviders: %v", err)
+	}
+	api := f.agentsKey(t)
+	session := onlySession(t, api)
+	reads := []string{string(api.Do(t, http.MethodGet, "/v1/agents/sessions/"+session, nil, nil).Body)}
+	items := sessionItems(t, api, session)
+	if len(items) == 0 {
+		t.Fatal("the session has no items")
+	}
+	b, _ := json.Marshal(items)
+	reads = append(reads, string(b))
+	rec.mu.Lock()
+	reads = append(reads, rec.bodies...)
+	rec.mu.Unlock()
+	if len(reads) < 9 {
+		t.Fatalf("recorded %d reads; want every read above", len(reads))
+	}
+	for _, r := range reads {
+		if strings.Contains(r, apiKey) {
+			t.Errorf("a read carries the resolved API key: %.300s", r)
+		}
+	}
+
+	// The stack's log, whole (only a stack this binary started has one to read).
+	if os.Getenv(stack.StateFileEnv) != "" {
+		return
+	}
+	log := st.LogTail(1 << 30)
+	if !strings.Contains(log, session) {
+		t.Fatalf("the stack's log does not mention session %s: not the log of this turn", session)
+	}
+	for i, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, apiKey) || strings.Contains(line, literal) {
+			t.Errorf("log line %d carries a header value: %.300s", i+1, line)
 		}
 	}
 }
