@@ -115,14 +115,27 @@ func (s Session) MarshalJSON() ([]byte, error) {
 	})
 }
 
+// withoutToolSearch renders a snapshot's tools for the Agents API Session view: without tool_search declarations
+// and without MCP `headers` (set only by the AgentCore front door, whose values may be credentials; the Agents API
+// wire has no such member, docs/agentcore.md).
 func withoutToolSearch(tools []json.RawMessage) []json.RawMessage {
 	out := []json.RawMessage{}
 	for _, t := range tools {
 		var head struct {
-			Type string `json:"type"`
+			Type    string          `json:"type"`
+			Headers json.RawMessage `json:"headers"`
 		}
 		if json.Unmarshal(t, &head) == nil && head.Type == "tool_search" {
 			continue
+		}
+		if head.Type == "mcp" && head.Headers != nil {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(t, &m) == nil {
+				delete(m, "headers")
+				if b, err := jsonwire.Marshal(m); err == nil {
+					t = b
+				}
+			}
 		}
 		out = append(out, t)
 	}
