@@ -51,7 +51,12 @@ func TestAcceptResultFollowsTheResultsTable(t *testing.T) {
 		{"an identical retry after the turn ended is accepted", func() Turn { t := waitingTurn(); t.Status = TurnCompleted; return t }, call, &res, ResultIdentical},
 		{"a different result is a conflict", waitingTurn, call, &other, ResultDifferent},
 		{"a first result after a cancel is not accepted", func() Turn { t := waitingTurn(); t.Cancel(1); return t }, call, nil, ResultNotAccepting},
-		{"a first result of an earlier round is not accepted", func() Turn { t := waitingTurn(); t.Status = TurnInProgress; t.RequestCalls([]string{"c"}, nil); return t }, call, nil, ResultNotAccepting},
+		{"a first result of an earlier round is not accepted", func() Turn {
+			t := waitingTurn()
+			t.Status = TurnInProgress
+			t.RequestCalls([]string{"c"}, nil)
+			return t
+		}, call, nil, ResultNotAccepting},
 		{"a first result while the turn runs is not accepted", func() Turn { t := waitingTurn(); t.Status = TurnInProgress; return t }, call, nil, ResultNotAccepting},
 	}
 	for _, c := range cases {
