@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -109,6 +111,10 @@ func run(ctx context.Context, turns, countTurns, warmup, updates int) error {
 		c.runtimeAfter = proxy.Snapshot()
 		counted = append(counted, c)
 	}
+	streaming, err := b.streamingPhase(ctx, proxy)
+	if err != nil {
+		return err
+	}
 	rt.stop()
 
 	// Phase 2: latency, runtime direct.
@@ -139,7 +145,110 @@ func run(ctx context.Context, turns, countTurns, warmup, updates int) error {
 		return err
 	}
 	report(os.Stdout, counted, latencies, update)
+	reportStreaming(os.Stdout, streaming)
 	return nil
+}
+
+// streamed is what one turn that streams an answer of a given size cost the runtime.
+type streamed struct {
+	bytes                           int
+	requests, writeMilli, readMilli int64
+	deltaEvents                     int
+}
+
+// streamingPhase runs one turn each that streams a 4 KiB and a 64 KiB answer in 8-rune chunks (scripted model, no
+// tools) with the runtime behind the counting proxy, and returns what each cost the runtime: DynamoDB requests and
+// consumed units (engine.DeltaFlushBytes coalesces the deltas, so the writes grow with the bytes).
+func (b *bench) streamingPhase(ctx context.Context, proxy *countingProxy) ([]streamed, error) {
+	sizes := []int{4 << 10, 64 << 10}
+	var rules []any
+	for _, n := range sizes {
+		rules = append(rules, map[string]any{"when": map[string]any{"user_contains": fmt.Sprintf("answer %d", n)},
+			"reply": strings.Repeat("0123456789abcdef", n/16)})
+	}
+	a, err := b.client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{Model: "scripted"},
+		option.WithJSONSet("x_baton", map[string]any{"script": map[string]any{"chunk_size": 8, "rules": rules}}))
+	if err != nil {
+		return nil, explain("create streaming agent", err)
+	}
+	fmt.Printf("Phase 1b: one turn each streaming a 4 KiB and a 64 KiB answer (runtime through the counting proxy)…\n")
+	var out []streamed
+	for _, n := range sizes {
+		before := proxy.Snapshot()
+		deltas, err := b.answer(ctx, a.ID, fmt.Sprintf("answer %d", n))
+		if err != nil {
+			return nil, err
+		}
+		time.Sleep(200 * time.Millisecond) // the runtime's task answer and deregistration of the poll
+		d := metricsDiff(before, proxy.Snapshot())
+		r := streamed{bytes: n, deltaEvents: deltas, writeMilli: d["DynamoDB.write.milliunits"], readMilli: d["DynamoDB.read.milliunits"]}
+		for k, v := range d {
+			if strings.HasPrefix(k, "DynamoDB.") && !strings.HasSuffix(k, ".milliunits") {
+				r.requests += v
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// answer runs one turn of text on a new session and returns how many output_text.delta events the stream carried.
+func (b *bench) answer(ctx context.Context, agentID, text string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	sessions := b.client.Beta.Agents.Sessions
+	s, err := sessions.New(ctx, openai.BetaAgentSessionNewParams{AgentID: openai.String(agentID),
+		Environment: openai.EnvironmentParamUnion{OfParamNone: &openai.EnvironmentParamNone{}}})
+	if err != nil {
+		return 0, explain("create session", err)
+	}
+	stream := sessions.Events.StreamStreaming(ctx, s.ID)
+	defer stream.Close()
+	msg := openai.AgentSessionInputParamOfParamAgentSessionInputMessage([]openai.AgentSessionInputMessageParam{
+		{Content: []openai.InputContentParamUnion{openai.InputContentParamOfParamInputText(text)}}})
+	if err := sessions.Events.New(ctx, s.ID, openai.BetaAgentSessionEventNewParams{Events: []openai.AgentSessionInputParamUnion{msg}}); err != nil {
+		return 0, explain("post message", err)
+	}
+	deltas := 0
+	for stream.Next() {
+		switch ev := stream.Current(); ev.Type {
+		case "agent.session.turn.output_text.delta":
+			deltas++
+		case "agent.session.turn.failed":
+			return 0, fmt.Errorf("turn failed: %s", ev.RawJSON())
+		case "agent.session.idle":
+			return deltas, nil
+		}
+	}
+	return 0, fmt.Errorf("stream ended before the turn completed: %v", stream.Err())
+}
+
+func metricsDiff(before, after map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// reportStreaming prints what the streaming turns cost the runtime, and the ratio between the two sizes.
+func reportStreaming(out *os.File, rows []streamed) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nStreaming an answer in 8-rune chunks, runtime side (DynamoDB Local reports the consumed units)\n")
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "answer\tdelta events\tDynamoDB requests\twrite units\tread units\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%d KiB\t%d\t%d\t%.1f\t%.1f\t\n", r.bytes>>10, r.deltaEvents, r.requests, float64(r.writeMilli)/1000, float64(r.readMilli)/1000)
+	}
+	w.Flush()
+	if len(rows) == 2 && rows[0].writeMilli > 0 {
+		fmt.Fprintf(out, "%d KiB / %d KiB: %.1f× the write units for %.0f× the bytes (writes grow with bytes, not tokens squared)\n",
+			rows[1].bytes>>10, rows[0].bytes>>10, float64(rows[1].writeMilli)/float64(rows[0].writeMilli), float64(rows[1].bytes)/float64(rows[0].bytes))
+	}
 }
 
 type bench struct {
@@ -419,8 +528,27 @@ func newCountingProxy(targets map[string]string) (*countingProxy, error) {
 			p.Close()
 			return nil, err
 		}
+		rp.ModifyResponse = func(resp *http.Response) error {
+			op := resp.Request.Header.Get(capacityHeader)
+			if op == "" {
+				return nil
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			p.addCapacity(op, body)
+			return nil
+		}
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p.count(r.Header.Get("X-Amz-Target"))
+			target := r.Header.Get("X-Amz-Target")
+			p.count(target)
+			if err := askCapacity(r, target); err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
 			rp.ServeHTTP(w, r)
 		})}
 		go func() { _ = srv.Serve(ln) }()
@@ -431,6 +559,71 @@ func newCountingProxy(targets map[string]string) (*countingProxy, error) {
 }
 
 func (p *countingProxy) URL(name string) string { return p.urls[name] }
+
+// capacityHeader marks, between the proxy's request and response handlers, a DynamoDB request whose consumed
+// capacity the proxy asked for; its value is "read" or "write".
+const capacityHeader = "X-Baton-Bench-Capacity"
+
+// askCapacity adds "ReturnConsumedCapacity":"TOTAL" to the JSON body of a DynamoDB read or write (DynamoDB Local
+// does not verify signatures, so the rewritten body is accepted), so that the response reports the units it
+// consumed.
+func askCapacity(r *http.Request, target string) error {
+	service, op, _ := strings.Cut(target, ".")
+	if !strings.HasPrefix(service, "DynamoDB") {
+		return nil
+	}
+	kind := map[string]string{"PutItem": "write", "UpdateItem": "write", "DeleteItem": "write", "TransactWriteItems": "write",
+		"BatchWriteItem": "write", "GetItem": "read", "Query": "read", "BatchGetItem": "read", "Scan": "read", "TransactGetItems": "read"}[op]
+	if kind == "" {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return err
+	}
+	m["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
+	if body, err = json.Marshal(m); err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	r.Header.Set(capacityHeader, kind)
+	return nil
+}
+
+// addCapacity adds the ConsumedCapacity of a DynamoDB response (one object, or a list for transactions and batches)
+// to the counters "DynamoDB.<kind>.milliunits" (capacity units × 1000).
+func (p *countingProxy) addCapacity(kind string, body []byte) {
+	var resp struct {
+		ConsumedCapacity json.RawMessage
+	}
+	if json.Unmarshal(body, &resp) != nil || len(resp.ConsumedCapacity) == 0 {
+		return
+	}
+	type unit struct{ CapacityUnits float64 }
+	var list []unit
+	if resp.ConsumedCapacity[0] == '[' {
+		_ = json.Unmarshal(resp.ConsumedCapacity, &list)
+	} else {
+		var one unit
+		if json.Unmarshal(resp.ConsumedCapacity, &one) == nil {
+			list = append(list, one)
+		}
+	}
+	total := 0.0
+	for _, u := range list {
+		total += u.CapacityUnits
+	}
+	p.mu.Lock()
+	p.counts["DynamoDB."+kind+".milliunits"] += int64(total*1000 + 0.5)
+	p.mu.Unlock()
+}
 
 func (p *countingProxy) count(target string) {
 	service, op, ok := strings.Cut(target, ".")
@@ -496,7 +689,9 @@ func report(out *os.File, counted []turnCounts, latencies, updates []time.Durati
 				vals = append(vals, 0)
 			}
 			mean := meanOf(vals)
-			totals[proc+" "+strings.SplitN(k, ".", 2)[0]] += mean
+			if !strings.HasSuffix(k, ".milliunits") { // consumed capacity (×1000), not requests
+				totals[proc+" "+strings.SplitN(k, ".", 2)[0]] += mean
+			}
 			fmt.Fprintf(w, "%s\t%s\t%.1f\t%d\t%d\t\n", proc, k, mean, slices.Min(vals), slices.Max(vals))
 		}
 	}
