@@ -125,6 +125,9 @@ type Request struct {
 	// MaxOutputTokens bounds the output tokens of the response (tokens; 0 = the provider's default). Run sets it
 	// from agent.Controls.MaxTokens minus what the task's earlier model calls used.
 	MaxOutputTokens int
+	// Temperature (0–2) and TopP (0–1) are the sampling parameters (agent.Controls); nil = the provider's default.
+	Temperature *float64
+	TopP        *float64
 }
 
 // ProtocolScripted is the default model provider protocol (agent.ProtocolScripted): the deterministic scripted
