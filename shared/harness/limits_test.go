@@ -22,6 +22,7 @@ type limitModel struct {
 	block     bool
 	calls     int
 	maxTokens []int
+	last      harness.Request
 }
 
 func (m *limitModel) Stream(ctx context.Context, req harness.Request) (harness.Stream, error) {
@@ -29,6 +30,7 @@ func (m *limitModel) Stream(ctx context.Context, req harness.Request) (harness.S
 		return nil, err
 	}
 	m.maxTokens = append(m.maxTokens, req.MaxOutputTokens)
+	m.last = req
 	parts := m.responses[min(m.calls, len(m.responses)-1)]
 	m.calls++
 	return &limitStream{ctx: ctx, parts: parts, block: m.block}, nil
@@ -184,5 +186,20 @@ func TestRunReportsAResponseCutAtItsTokenLimit(t *testing.T) {
 	}
 	if !reflect.DeepEqual(ops, want) {
 		t.Fatalf("ops =\n%+v\nwant\n%+v", ops, want)
+	}
+}
+
+func TestRunSendsTheSamplingParameters(t *testing.T) {
+	t.Parallel()
+	temp, topP := 0.7, 0.9
+	m := &limitModel{responses: [][]harness.Part{{textPart("Hi")}}}
+	runLimited(t, limitConfig(agent.Controls{Temperature: &temp, TopP: &topP}), m)
+	if m.last.Temperature == nil || *m.last.Temperature != 0.7 || m.last.TopP == nil || *m.last.TopP != 0.9 || m.last.MaxOutputTokens != 0 {
+		t.Fatalf("request temperature %v, top_p %v, max output tokens %d; want 0.7, 0.9, 0", m.last.Temperature, m.last.TopP, m.last.MaxOutputTokens)
+	}
+	m = &limitModel{responses: [][]harness.Part{{textPart("Hi")}}}
+	runLimited(t, agent.Config{Model: "fake"}, m)
+	if m.last.Temperature != nil || m.last.TopP != nil {
+		t.Fatalf("without Controls the request must carry no sampling parameters, got %v %v", m.last.Temperature, m.last.TopP)
 	}
 }
