@@ -1,6 +1,7 @@
 package agentcore_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -83,5 +84,19 @@ func TestAnInvocationWithinItsLimitsEndsOnItsOwn(t *testing.T) {
 	}
 	if got, want := shape(frames), "messageStart:assistant text stop:0 messageStop:end_turn metadata"; got != want {
 		t.Fatalf("frames:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestAModelOverrideWithTopKIsRejectedBeforeAnythingChanges(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "topk")
+	gemini := &dptypes.HarnessModelConfigurationMemberGeminiModelConfig{Value: dptypes.HarnessGeminiModelConfig{ModelId: aws.String("gemini-2.5-pro"),
+		ApiKeyArn: aws.String("arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/g"), TopK: aws.Int32(40)}}
+	_, err := f.invoke(t, newSessionID(t), &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("Hello")}, Model: gemini})
+	wantValidation(t, "invoke with a topK override", err, "topK")
+	api := f.agentsKey(t)
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions", nil, nil)
+	if r.Status != http.StatusOK || strings.Contains(string(r.Body), `"id"`) {
+		t.Fatalf("sessions after the rejected invocation: %d %s; want none", r.Status, r.Body)
 	}
 }
