@@ -105,11 +105,11 @@ type translator struct {
 	turnID string
 	// stopReason returns the session.Turn.StopReason of a completed turn ("" = none or unknown); nil = always "".
 	stopReason func(turnID string) string
-	role   string // the open message's role, "" when none
-	next   int    // the open message's next content block index
-	blocks map[string]int
-	done   bool
-	failed string
+	role       string // the open message's role, "" when none
+	next       int    // the open message's next content block index
+	blocks     map[string]int
+	done       bool
+	failed     string
 }
 
 // eventData is what the translation reads from an event's JSON.
