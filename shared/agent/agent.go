@@ -54,8 +54,8 @@ type Config struct {
 // tool with an error tool result. BuiltinTools offers the harness-run default tools (`shell`, `file_operations`).
 // The limits apply to one activity task of a turn (one AgentCore invocation; a resumed pause starts a new one):
 // MaxIterations bounds its model calls, MaxTokens their output tokens together (each model call asks for at
-// most what is left), TimeoutSeconds its wall time once its tools are connected; 0 = none. The harness ends the turn
-// with a recorded stop reason when one is hit (docs/agentcore.md §3.5). Temperature (0–2) and TopP (0–1) are the
+// most what is left), TimeoutSeconds its wall time once its tools are connected; 0 = none. The harness ends the
+// turn with a recorded stop reason when one is hit (docs/agentcore.md §3.5). Temperature (0–2) and TopP (0–1) are the
 // sampling parameters of every model request; nil = the provider's default.
 type Controls struct {
 	AllowedTools   []string `json:"allowed_tools,omitempty"`

@@ -122,8 +122,8 @@ type Outcome = statemachine.ActivityOutput
 //
 // Limits (agent.Controls, docs/agentcore.md §3.5; none on the Agents API): MaxIterations bounds the model calls of
 // the task, MaxTokens their output tokens together (each request asks for what is left, Request.MaxOutputTokens)
-// and TimeoutSeconds its wall time once the tools are connected (the model call running at the deadline is cut: its text so far is
-// finished as the final message, its calls are not run). Hitting one — or a response the provider cut at its
+// and TimeoutSeconds its wall time once the tools are connected (the model call running at the deadline is cut:
+// its text so far is finished as the final message, its calls are not run). Hitting one — or a response the provider cut at its
 // requested limit (PartStop) that has no calls — records the session.Stop* reason with Journal.RecordStopReason
 // and completes the turn. Without MaxIterations, MaxSteps consecutive harness-tool steps fail the task.
 //
