@@ -100,3 +100,24 @@ func TestAModelOverrideWithTopKIsRejectedBeforeAnythingChanges(t *testing.T) {
 		t.Fatalf("sessions after the rejected invocation: %d %s; want none", r.Status, r.Body)
 	}
 }
+
+func TestMaxTokensEndsALoopWithMaxOutputTokensExceeded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "maxtokens")
+	// Each looping response is a few output tokens (docs/scripted-model.md counts words); 5 allow two responses.
+	frames, err := f.invoke(t, newSessionID(t), &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("loop forever")},
+		Model: loopingModel(), MaxTokens: aws.Int32(5)})
+	if err != nil {
+		t.Fatalf("InvokeHarness: %v", err)
+	}
+	if got := lastStop(frames); got != "max_output_tokens_exceeded" {
+		t.Fatalf("stopReason %q, want max_output_tokens_exceeded; frames %s", got, shape(frames))
+	}
+	md := frames[len(frames)-1].Value.(dptypes.HarnessMetadataEvent)
+	if md.Usage == nil || aws.ToInt32(md.Usage.OutputTokens) < 5 {
+		t.Fatalf("metadata usage %+v: the turn stopped before its output reached maxTokens", md.Usage)
+	}
+	if got := strings.Count(texts(frames), "Step."); got < 1 || got > 5 {
+		t.Fatalf("%d model responses; want the loop cut after a few", got)
+	}
+}
