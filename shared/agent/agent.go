@@ -52,14 +52,19 @@ type Config struct {
 // `@builtin`, `@builtin/name`, `@server`, `@server/tool`, `@server/glob`, `@*/tool`); nil = every tool is offered,
 // a non-nil empty slice = none. The harness offers the model only matching tools and answers a call of any other
 // tool with an error tool result. BuiltinTools offers the harness-run default tools (`shell`, `file_operations`).
-// MaxIterations bounds the model calls of one turn, MaxTokens the output tokens of one model call and
-// TimeoutSeconds the wall time of one turn; 0 = the harness default.
+// The limits apply to one activity task of a turn (one AgentCore invocation; a resumed pause starts a new one):
+// MaxIterations bounds its model calls, MaxTokens their output tokens together (each model call asks for at
+// most what is left), TimeoutSeconds its wall time once its tools are connected; 0 = none. The harness ends the
+// turn with a recorded stop reason when one is hit (docs/agentcore.md §3.5). Temperature (0–2) and TopP (0–1) are the
+// sampling parameters of every model request; nil = the provider's default.
 type Controls struct {
 	AllowedTools   []string `json:"allowed_tools,omitempty"`
 	BuiltinTools   bool     `json:"builtin_tools,omitempty"`
 	MaxIterations  int      `json:"max_iterations,omitempty"`
 	MaxTokens      int      `json:"max_tokens,omitempty"`
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty"`
+	Temperature    *float64 `json:"temperature,omitempty"`
+	TopP           *float64 `json:"top_p,omitempty"`
 }
 
 // Extension is the `x_baton` object: Baton's own settings on an Agent or a Session's inline agent

@@ -98,9 +98,10 @@ func TestParseModel(t *testing.T) {
 	const arn = `"arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/openai"`
 	ok := []string{
 		`{"bedrockModelConfig":{"modelId":"us.anthropic.claude-sonnet-4-5","maxTokens":1024,"temperature":0.2,"topP":1,"apiFormat":"converse_stream"}}`,
-		`{"openAiModelConfig":{"modelId":"gpt-5","apiKeyArn":` + arn + `,"apiFormat":"responses","additionalParams":{"reasoning":{"effort":"low"}}}}`,
+		`{"openAiModelConfig":{"modelId":"gpt-5","apiKeyArn":` + arn + `,"apiFormat":"responses","temperature":2}}`,
 		`{"liteLlmModelConfig":{"modelId":"openai/gpt-5","apiBase":"http://127.0.0.1:4000/v1"}}`,
-		`{"geminiModelConfig":{"modelId":"gemini-2.5-pro","apiKeyArn":` + arn + `,"topK":40}}`,
+		`{"geminiModelConfig":{"modelId":"gemini-2.5-pro","apiKeyArn":` + arn + `,"topP":0.5}}`,
+		`{"bedrockModelConfig":{"modelId":"baton.scripted","additionalParams":{"script":{"default_reply":"hi"}}}}`,
 	}
 	for _, m := range ok {
 		if _, err := agentcore.ParseModel("model", json.RawMessage(m)); err != nil {
@@ -118,6 +119,11 @@ func TestParseModel(t *testing.T) {
 		`{"geminiModelConfig":{"modelId":"g","apiKeyArn":` + arn + `,"topP":1.5}}`:                           "model.geminiModelConfig.topP",
 		`{"bedrockModelConfig":{"modelId":"m","maxTokens":1.5}}`:                                             "model.bedrockModelConfig.maxTokens",
 		`{"bedrockModelConfig":{"modelId":"m","additionalParams":[1]}}`:                                      "model.bedrockModelConfig.additionalParams",
+		// What Baton cannot pass to a provider is rejected, never dropped (docs/agentcore.md §3.3).
+		`{"geminiModelConfig":{"modelId":"gemini-2.5-pro","apiKeyArn":` + arn + `,"topK":40}}`:                                "model.geminiModelConfig.topK",
+		`{"openAiModelConfig":{"modelId":"gpt-5","apiKeyArn":` + arn + `,"additionalParams":{"reasoning":{"effort":"low"}}}}`: "model.openAiModelConfig.additionalParams",
+		`{"bedrockModelConfig":{"modelId":"m","additionalParams":{"top_k":5}}}`:                                               "model.bedrockModelConfig.additionalParams",
+		`{"bedrockModelConfig":{"modelId":"baton.scripted","additionalParams":{"script":{},"seed":1}}}`:                       "model.bedrockModelConfig.additionalParams.seed",
 	}
 	for m, field := range bad {
 		_, err := agentcore.ParseModel("model", json.RawMessage(m))

@@ -745,11 +745,44 @@ func (c *checker) model(name string, r json.RawMessage) ModelConfig {
 		g.ModelID, g.MaxTokens, g.Temperature, g.TopP, g.AdditionalParams = common()
 		g.APIKeyARN = apiKey(true)
 		if v, ok := present(m, "topK"); ok {
-			g.TopK, _ = c.integer(n+".topK", v, 0, MaxTopK)
+			if k, ok := c.integer(n+".topK", v, 0, MaxTopK); ok {
+				g.TopK = k
+				c.fail(n+".topK", "is not supported by Baton: Gemini models run on Gemini's OpenAI-compatible endpoint, which takes no top-k sampling parameter")
+			}
 		}
 		out.Gemini = g
 	}
+	c.additionalParams(n, m)
 	return out
+}
+
+// ScriptedModelID is the modelId that selects Baton's deterministic scripted model in any model configuration
+// variant (docs/agentcore.md §3.3).
+const ScriptedModelID = "baton.scripted"
+
+// additionalParams rejects what Baton cannot pass to a provider (docs/agentcore.md §3.3): additionalParams are
+// the scripted model's settings (`script`) and nothing else; with any other model they are a validation error,
+// never dropped.
+func (c *checker) additionalParams(n string, m map[string]json.RawMessage) {
+	v, ok := present(m, "additionalParams")
+	if !ok || jsonKind(v) != '{' {
+		return
+	}
+	var id string
+	if raw, ok := present(m, "modelId"); ok {
+		_ = json.Unmarshal(raw, &id)
+	}
+	if id != ScriptedModelID {
+		c.fail(n+".additionalParams", "is not supported by Baton: provider-specific request parameters cannot be passed to the model provider (only the scripted model %q takes additionalParams.script)", ScriptedModelID)
+		return
+	}
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(v, &p)
+	for k := range p {
+		if k != "script" {
+			c.fail(n+".additionalParams."+k, "is not supported by Baton: the scripted model takes only additionalParams.script")
+		}
+	}
 }
 
 // ---- system prompt, allowedTools, skills, limits ----

@@ -363,6 +363,16 @@ func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 	})
 }
 
+// RecordStopReason notes on the turn why the harness is ending it early (session.Turn.StopReason: a limit of the
+// configuration's Controls, docs/agentcore.md §3.5); the harness then completes the turn as usual. It emits no
+// event: a front door reads it from the turn when the turn.completed event arrives.
+func (r *Run) RecordStopReason(ctx context.Context, reason string) error {
+	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		t.StopReason = reason
+		return nil
+	})
+}
+
 // RequestCalls parks the turn on function calls the model made, in call order. It stores the calls (so tool
 // results are admitted from then on), moves the turn to waiting with a new round, appends one function_call item
 // per call (events item.added then item.done each) and sets the Session to requires_action with the calls as

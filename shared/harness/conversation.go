@@ -26,6 +26,9 @@ func NewRequest(turnID string, cfg agent.Config, history []session.Item) Request
 	for _, f := range cfg.Functions() {
 		req.Tools = append(req.Tools, Tool{Name: f.Name, Description: f.Description, Parameters: f.Parameters})
 	}
+	if c := cfg.Controls; c != nil {
+		req.Temperature, req.TopP = c.Temperature, c.TopP
+	}
 	return req
 }
 

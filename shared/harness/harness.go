@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
@@ -33,6 +34,9 @@ type Journal interface {
 	RequestCalls(ctx context.Context, calls []engine.PendingCall, queued ...engine.PendingCall) (int, error)
 	// RecordUsage adds the step's token usage to the turn.
 	RecordUsage(ctx context.Context, u session.Usage) error
+	// RecordStopReason notes why the harness ends the turn early (a session.Stop* limit reason, see Limits); Run
+	// then returns completed.
+	RecordStopReason(ctx context.Context, reason string) error
 	// StartMCPCall appends an in_progress mcp_call item (the harness is about to call the tool) and returns its id.
 	StartMCPCall(ctx context.Context, c engine.MCPCall) (string, error)
 	// FinishMCPCall completes (or, when failed, fails) an mcp_call item with the observed output and error.
@@ -116,6 +120,13 @@ type Outcome = statemachine.ActivityOutput
 //     (a *StructuredOutputError when invalid, nothing journaled) and published as one final_answer message with one
 //     delta, unchanged.
 //
+// Limits (agent.Controls, docs/agentcore.md §3.5; none on the Agents API): MaxIterations bounds the model calls of
+// the task, MaxTokens their output tokens together (each request asks for what is left, Request.MaxOutputTokens)
+// and TimeoutSeconds its wall time once the tools are connected (the model call running at the deadline is cut:
+// its text so far is finished as the final message, its calls are not run). Hitting one — or a response the provider cut at its
+// requested limit (PartStop) that has no calls — records the session.Stop* reason with Journal.RecordStopReason
+// and completes the turn. Without MaxIterations, MaxSteps consecutive harness-tool steps fail the task.
+//
 // Errors: the model's *ModelError (also for a stream that fails midway; output already journaled stays and the
 // state machine's settle marks it incomplete), *ConfigError, *StructuredOutputError, ctx's error,
 // engine.ErrTurnNotRunnable (wrapped) when the turn was cancelled meanwhile, or a journal (store) error.
@@ -138,6 +149,13 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	lim := limitsOf(job.Config)
+	mctx := ctx
+	if lim.timeout > 0 {
+		var cancel context.CancelFunc
+		mctx, cancel = context.WithTimeout(ctx, lim.timeout)
+		defer cancel()
+	}
 	if len(job.Queued) > 0 {
 		req.Tools = tb.offered()
 		out, more, err := runQueued(ctx, job.Journal, log, tb, job.Queued, job.History)
@@ -149,12 +167,23 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 		}
 		req.Messages = append(req.Messages, more...)
 	}
+	var used int // output tokens of this task's model calls
 	for n := 0; ; n++ {
-		if n == MaxSteps {
+		switch {
+		case lim.iterations > 0 && n == lim.iterations:
+			return stop(ctx, job.Journal, session.StopMaxIterationsExceeded)
+		case lim.iterations == 0 && n == MaxSteps:
 			return Outcome{}, &ModelError{Cause: fmt.Sprintf("the model called harness tools in %d consecutive steps without finishing", MaxSteps)}
+		case lim.tokens > 0 && used >= lim.tokens:
+			return stop(ctx, job.Journal, session.StopMaxOutputTokensExceeded)
+		case mctx.Err() != nil && ctx.Err() == nil:
+			return stop(ctx, job.Journal, session.StopTimeoutExceeded)
 		}
 		req.Tools = tb.offered()
-		out, more, err := runStep(ctx, job.Journal, log, model, req, tb, validator)
+		if lim.tokens > 0 {
+			req.MaxOutputTokens = lim.tokens - used
+		}
+		out, more, err := runStep(ctx, mctx, job.Journal, log, model, req, tb, validator, &used)
 		if err != nil || more == nil {
 			return out, err
 		}
@@ -162,28 +191,99 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	}
 }
 
+// limits are the Controls limits of a configuration (agent.Controls; 0 = none): iterations bounds the model calls
+// of one activity task, tokens the output tokens of its model calls together (each call is asked for at most what
+// is left, Request.MaxOutputTokens), timeout its wall time.
+type limits struct {
+	iterations int
+	tokens     int
+	timeout    time.Duration
+}
+
+func limitsOf(cfg agent.Config) limits {
+	c := cfg.Controls
+	if c == nil {
+		return limits{}
+	}
+	return limits{iterations: max(c.MaxIterations, 0), tokens: max(c.MaxTokens, 0), timeout: time.Duration(max(c.TimeoutSeconds, 0)) * time.Second}
+}
+
+// stop ends the activity task early on a limit: it records the reason on the turn and completes it.
+func stop(ctx context.Context, j Journal, reason string) (Outcome, error) {
+	if err := j.RecordStopReason(ctx, reason); err != nil {
+		return Outcome{}, fmt.Errorf("record stop reason: %w", err)
+	}
+	return Outcome{Status: StatusCompleted}, nil
+}
+
 // runStep streams one response and acts on it. It returns the outcome when the activity task ends, or the
 // messages to append (the assistant's calls and their results) when the loop continues.
-func runStep(ctx context.Context, j Journal, log *slog.Logger, model Model, req Request, tb *toolbox, v *outputValidator) (Outcome, []Message, error) {
-	st, err := model.Stream(ctx, req)
+//
+// The model call runs under mctx (ctx bounded by the task's time limit); the journal writes under ctx. When mctx
+// ends first, the step stops cleanly: the text so far is finished as a message (held structured output is
+// dropped), usage is recorded, the response's calls are not run, and the turn completes with
+// session.StopTimeoutExceeded. *used is increased by the response's output tokens. A response the provider ended
+// at its output-token limit (PartStop with session.StopMaxTokens) and without calls completes the turn with
+// session.StopMaxTokens.
+func runStep(ctx, mctx context.Context, j Journal, log *slog.Logger, model Model, req Request, tb *toolbox, v *outputValidator, used *int) (Outcome, []Message, error) {
+	timedOut := func() bool { return mctx.Err() != nil && ctx.Err() == nil }
+	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req), log: log}
+	st, err := model.Stream(mctx, req)
 	if err != nil {
+		if timedOut() {
+			out, err := stop(ctx, j, session.StopTimeoutExceeded)
+			return out, nil, err
+		}
 		return Outcome{}, nil, err
 	}
 	defer st.Close()
-	s := &step{ctx: ctx, j: j, structured: v != nil, nextCallID: callIDs(req), log: log}
 	for {
 		p, err := st.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
+			if timedOut() {
+				return s.endEarly(session.StopTimeoutExceeded)
+			}
 			return Outcome{}, nil, err
 		}
 		if err := s.take(p); err != nil {
 			return Outcome{}, nil, err
 		}
 	}
-	return s.end(tb, v)
+	if timedOut() {
+		// The provider may end a cut stream without an error; what arrived is kept, its calls are not run.
+		return s.endEarly(session.StopTimeoutExceeded)
+	}
+	if s.usage != nil {
+		*used += int(s.usage.OutputTokens)
+	}
+	out, more, err := s.end(tb, v)
+	if err == nil && more == nil && out.Status == StatusCompleted && s.stop != "" && len(s.calls) == 0 {
+		if _, err := stop(ctx, j, s.stop); err != nil {
+			return Outcome{}, nil, err
+		}
+	}
+	return out, more, err
+}
+
+// endEarly ends a response cut by a limit: it records the usage, finishes the text so far as a final_answer
+// message (dropping text held for structured output), runs none of the calls, and completes the turn with reason.
+func (s *step) endEarly(reason string) (Outcome, []Message, error) {
+	if s.usage != nil {
+		if err := s.j.RecordUsage(s.ctx, *s.usage); err != nil {
+			return Outcome{}, nil, fmt.Errorf("record usage: %w", err)
+		}
+	}
+	if s.structured {
+		s.held = nil
+	}
+	if err := s.flush(session.PhaseFinalAnswer); err != nil {
+		return Outcome{}, nil, err
+	}
+	out, err := stop(s.ctx, s.j, reason)
+	return out, nil, err
 }
 
 // step is the state of one response being journaled.
@@ -205,6 +305,8 @@ type step struct {
 	nextCallID func() string
 	usage      *session.Usage
 	log        *slog.Logger
+	// stop is the provider's stop reason for the response when it reported one (PartStop), else "".
+	stop string
 }
 
 func (s *step) take(p Part) error {
@@ -246,6 +348,9 @@ func (s *step) take(p Part) error {
 			s.usage.InputTokens += p.Usage.InputTokens
 			s.usage.OutputTokens += p.Usage.OutputTokens
 		}
+		return nil
+	case PartStop:
+		s.stop = p.Stop
 		return nil
 	default:
 		return fmt.Errorf("harness: unknown model part kind %d", p.Kind)

@@ -87,6 +87,14 @@ func (j *journal) RecordUsage(_ context.Context, u session.Usage) error {
 	return nil
 }
 
+func (j *journal) RecordStopReason(_ context.Context, reason string) error {
+	if err := j.fail("stop"); err != nil {
+		return err
+	}
+	j.ops = append(j.ops, op{Op: "stop", Text: reason})
+	return nil
+}
+
 func (j *journal) StartMCPCall(_ context.Context, c engine.MCPCall) (string, error) {
 	if err := j.fail("mcp_start"); err != nil {
 		return "", err

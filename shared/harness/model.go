@@ -36,6 +36,8 @@ const (
 	PartCall
 	// PartUsage is token usage of the response (Part.Usage); several usage parts are added up.
 	PartUsage
+	// PartStop is the provider's reason for ending the response (Part.Stop), sent only when the harness acts on it.
+	PartStop
 )
 
 // Part is one element of a model response.
@@ -52,6 +54,9 @@ type Part struct {
 	Call *Call
 	// Usage is the token usage of a PartUsage.
 	Usage *session.Usage
+	// Stop is the reason of a PartStop: session.StopMaxTokens when the response ended at its output-token limit
+	// (Request.MaxOutputTokens or the provider's own).
+	Stop string
 }
 
 // Role of a conversation message.
@@ -117,6 +122,12 @@ type Request struct {
 	Tools []Tool
 	// OutputSchema is the JSON Schema of text.format {type:"json_schema"}; nil when the output is free text.
 	OutputSchema json.RawMessage
+	// MaxOutputTokens bounds the output tokens of the response (tokens; 0 = the provider's default). Run sets it
+	// from agent.Controls.MaxTokens minus what the task's earlier model calls used.
+	MaxOutputTokens int
+	// Temperature (0–2) and TopP (0–1) are the sampling parameters (agent.Controls); nil = the provider's default.
+	Temperature *float64
+	TopP        *float64
 }
 
 // ProtocolScripted is the default model provider protocol (agent.ProtocolScripted): the deterministic scripted

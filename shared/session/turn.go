@@ -70,6 +70,10 @@ type Turn struct {
 	// per-invocation configuration (the AgentCore Harness API's harness version and overrides, docs/agentcore.md
 	// §3.4); nil = the snapshot. It is never rendered.
 	Config *agent.Config
+	// StopReason is why the harness ended the turn early when it hit a limit of the configuration's Controls
+	// (docs/agentcore.md §3.5): StopMaxTokens, StopMaxIterationsExceeded, StopMaxOutputTokensExceeded or
+	// StopTimeoutExceeded; "" = the turn ended on its own (the model finished, or it paused on calls). Never rendered.
+	StopReason string
 	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).
 	Version int64
 }
@@ -167,3 +171,16 @@ func (t Turn) EffectiveConfig(s Session) agent.Config {
 	}
 	return s.Snapshot.Config
 }
+
+// Stop reasons of a turn the harness ended early (Turn.StopReason), named after the AgentCore stop reasons
+// (docs/agentcore.md §3.5).
+const (
+	// StopMaxTokens: the last model call stopped at its output-token limit.
+	StopMaxTokens = "max_tokens"
+	// StopMaxIterationsExceeded: the turn made as many model calls as Controls.MaxIterations allows.
+	StopMaxIterationsExceeded = "max_iterations_exceeded"
+	// StopMaxOutputTokensExceeded: the model calls of the turn used the output tokens Controls.MaxTokens allows.
+	StopMaxOutputTokensExceeded = "max_output_tokens_exceeded"
+	// StopTimeoutExceeded: the turn ran for Controls.TimeoutSeconds.
+	StopTimeoutExceeded = "timeout_exceeded"
+)

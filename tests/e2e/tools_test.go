@@ -318,6 +318,7 @@ func (j *memJournal) RequestCalls(_ context.Context, calls []engine.PendingCall,
 	return 1, nil
 }
 func (j *memJournal) RecordUsage(context.Context, session.Usage) error { return nil }
+func (j *memJournal) RecordStopReason(context.Context, string) error   { return nil }
 func (j *memJournal) StartMCPCall(_ context.Context, c engine.MCPCall) (string, error) {
 	return j.add("mcp_call " + c.ServerLabel + " " + c.Name), nil
 }

@@ -30,6 +30,14 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, inv *invocation
 		return nil
 	})
 	t := &translator{out: fw, turnID: turnID, blocks: map[string]int{}}
+	t.stopReason = func(id string) string {
+		turn, err := h.o.Engine.GetTurn(context.WithoutCancel(ctx), inv.project, inv.sessionID, id)
+		if err != nil {
+			h.o.Logger.ErrorContext(ctx, "read the completed turn's stop reason", "session_id", inv.sessionID, "turn_id", id, "err", err)
+			return ""
+		}
+		return turn.StopReason
+	}
 	deadline := start.Add(h.o.MaxStreamDuration)
 	after := inv.after
 	timer := time.NewTimer(0)
@@ -90,15 +98,18 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, inv *invocation
 // assistant message with `tool_use` and goes into a user message of toolResult blocks that closes with
 // `tool_result` when the next assistant output starts. The Turn's end closes the stream: a pause (requires
 // action) with `tool_use`, completion with `end_turn`, cancellation with `interrupted`; a failure is an
-// in-stream internalServerException.
+// in-stream internalServerException. A completion the harness caused by hitting a limit stops with that limit's
+// reason instead of `end_turn` (stopReason).
 type translator struct {
 	out    *frames.Writer
 	turnID string
-	role   string // the open message's role, "" when none
-	next   int    // the open message's next content block index
-	blocks map[string]int
-	done   bool
-	failed string
+	// stopReason returns the session.Turn.StopReason of a completed turn ("" = none or unknown); nil = always "".
+	stopReason func(turnID string) string
+	role       string // the open message's role, "" when none
+	next       int    // the open message's next content block index
+	blocks     map[string]int
+	done       bool
+	failed     string
 }
 
 // eventData is what the translation reads from an event's JSON.
@@ -191,7 +202,7 @@ func (t *translator) handle(ev session.Event) error {
 		}
 		return t.finish(frames.StopToolUse)
 	case session.EventTurnCompleted:
-		return t.finish(frames.StopEndTurn)
+		return t.finish(t.completionReason())
 	case session.EventTurnCancelled:
 		return t.finish(frames.StopInterrupted)
 	case session.EventTurnFailed:
@@ -202,6 +213,25 @@ func (t *translator) handle(ev session.Event) error {
 		return t.out.Exception(frames.ExceptionInternalServer, t.failed)
 	}
 	return nil
+}
+
+// completionReason is the stopReason of a completed turn: the limit the harness stopped at, else end_turn.
+func (t *translator) completionReason() string {
+	if t.stopReason == nil {
+		return frames.StopEndTurn
+	}
+	switch r := t.stopReason(t.turnID); r {
+	case session.StopMaxTokens:
+		return frames.StopMaxTokens
+	case session.StopMaxIterationsExceeded:
+		return frames.StopMaxIterationsExceeded
+	case session.StopMaxOutputTokensExceeded:
+		return frames.StopMaxOutputTokensExceeded
+	case session.StopTimeoutExceeded:
+		return frames.StopTimeoutExceeded
+	default:
+		return frames.StopEndTurn
+	}
 }
 
 // open makes sure a message of role is open, closing another one first.

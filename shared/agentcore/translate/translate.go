@@ -12,7 +12,7 @@ import (
 
 // ScriptedModelID is the modelId that selects Baton's deterministic scripted model in any model configuration
 // variant (docs/agentcore.md §3.3); its script is `additionalParams.script` (docs/scripted-model.md).
-const ScriptedModelID = "baton.scripted"
+const ScriptedModelID = agentcore.ScriptedModelID
 
 // GeminiBaseURL is Gemini's OpenAI-compatible endpoint, which geminiModelConfig runs on.
 const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
@@ -26,6 +26,8 @@ type settings struct {
 	apiFormat        string
 	maxTokens        *int32
 	additionalParams json.RawMessage
+	temperature      *float64
+	topP             *float64
 }
 
 // Error is a configuration the translation cannot run; Field is the wire path of the member (e.g.
@@ -52,7 +54,9 @@ func (e *Error) Error() string { return e.Field + ": " + e.Message }
 //     for the harness-run tools (not offered to the model until they execute).
 //   - allowedTools (`["*"]`, the default, = nil: every tool), maxIterations, maxTokens (the smaller of the
 //     top-level and the model's), timeoutSeconds → Controls, with BuiltinTools set (AgentCore offers its default
-//     tools unless allowedTools restricts them).
+//     tools unless allowedTools restricts them); the model's temperature and topP → Controls.Temperature and
+//     Controls.TopP, sent with every model request. (topK, and additionalParams other than the scripted model's
+//     script, are rejected when the model configuration is parsed, docs/agentcore.md §3.3.)
 func ToAgent(c agentcore.HarnessConfig) (agent.Config, error) {
 	var cfg agent.Config
 	provider, settings, err := modelProvider(c.Model)
@@ -102,6 +106,7 @@ func ToAgent(c agentcore.HarnessConfig) (agent.Config, error) {
 	if settings.maxTokens != nil && (ctl.MaxTokens == 0 || int(*settings.maxTokens) < ctl.MaxTokens) {
 		ctl.MaxTokens = int(*settings.maxTokens)
 	}
+	ctl.Temperature, ctl.TopP = settings.temperature, settings.topP
 	cfg.Controls = ctl
 	return cfg, nil
 }
@@ -109,16 +114,16 @@ func ToAgent(c agentcore.HarnessConfig) (agent.Config, error) {
 func modelProvider(m agentcore.ModelConfig) (*agent.ModelProvider, settings, error) {
 	var set []settings
 	if b := m.Bedrock; b != nil {
-		set = append(set, settings{"model.bedrockModelConfig", b.ModelID, "", "", b.APIFormat, b.MaxTokens, b.AdditionalParams})
+		set = append(set, settings{"model.bedrockModelConfig", b.ModelID, "", "", b.APIFormat, b.MaxTokens, b.AdditionalParams, b.Temperature, b.TopP})
 	}
 	if o := m.OpenAI; o != nil {
-		set = append(set, settings{"model.openAiModelConfig", o.ModelID, o.APIKeyARN, o.APIBase, o.APIFormat, o.MaxTokens, o.AdditionalParams})
+		set = append(set, settings{"model.openAiModelConfig", o.ModelID, o.APIKeyARN, o.APIBase, o.APIFormat, o.MaxTokens, o.AdditionalParams, o.Temperature, o.TopP})
 	}
 	if l := m.LiteLLM; l != nil {
-		set = append(set, settings{"model.liteLlmModelConfig", l.ModelID, l.APIKeyARN, l.APIBase, "", l.MaxTokens, l.AdditionalParams})
+		set = append(set, settings{"model.liteLlmModelConfig", l.ModelID, l.APIKeyARN, l.APIBase, "", l.MaxTokens, l.AdditionalParams, l.Temperature, l.TopP})
 	}
 	if g := m.Gemini; g != nil {
-		set = append(set, settings{"model.geminiModelConfig", g.ModelID, g.APIKeyARN, "", "", g.MaxTokens, g.AdditionalParams})
+		set = append(set, settings{"model.geminiModelConfig", g.ModelID, g.APIKeyARN, "", "", g.MaxTokens, g.AdditionalParams, g.Temperature, g.TopP})
 	}
 	if len(set) != 1 {
 		return nil, settings{}, &Error{Field: "model", Message: "exactly one model configuration must be set"}

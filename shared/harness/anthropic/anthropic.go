@@ -95,14 +95,15 @@ var _ harness.Model = (*Model)(nil)
 // "" → {}), then usage (input = input_tokens + cache_creation_input_tokens + cache_read_input_tokens from
 // message_start, output = the last message_delta's output_tokens). Errors: *harness.ModelError for an API error
 // (HTTP status, error type and message in the cause, API key scrubbed), an error event, a stop_reason other than
-// end_turn, tool_use or stop_sequence (max_tokens, refusal, …), malformed tool input, or a stream that ends before
-// message_stop; ctx's error when ctx ends.
+// end_turn, tool_use or stop_sequence (max_tokens — unless the request set MaxOutputTokens: the response then ends
+// with a harness.PartStop session.StopMaxTokens after its text and usage, a cut tool_use block dropped —, refusal,
+// …), malformed tool input, or a stream that ends before message_stop; ctx's error when ctx ends.
 func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream, error) {
 	params, err := Params(req)
 	if err != nil {
 		return nil, &harness.ModelError{Cause: Protocol + ": " + err.Error()}
 	}
-	return &stream{ctx: ctx, m: m, sdk: m.client.Messages.NewStreaming(ctx, params), blocks: map[int64]*toolUse{}}, nil
+	return &stream{ctx: ctx, m: m, sdk: m.client.Messages.NewStreaming(ctx, params), blocks: map[int64]*toolUse{}, limited: req.MaxOutputTokens > 0}, nil
 }
 
 // Params maps a provider-neutral request to Messages API parameters:
@@ -112,11 +113,27 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 //   - RoleAssistant → an assistant message with its text block and a tool_use block {id, name, input} per call;
 //   - RoleTool → a user message with a tool_result block {tool_use_id, content [text], is_error} per result;
 //   - consecutive messages of the same role are merged into one;
-//   - Tools → tools [{name, description, input_schema}].
+//   - Tools → tools [{name, description, input_schema}];
+//   - MaxOutputTokens → max_tokens when it is below MaxTokens; Temperature → temperature; TopP → top_p (absent
+//     when unset).
 //
 // Errors: call arguments or a tool schema that are not valid JSON (objects).
 func Params(req harness.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{Model: sdk.Model(req.Model), MaxTokens: MaxTokens}
+	if req.MaxOutputTokens > 0 && req.MaxOutputTokens < MaxTokens {
+		p.MaxTokens = int64(req.MaxOutputTokens)
+	}
+	// This SDK's MessageNewParams has no sampling members; the Messages API takes them as top-level fields.
+	extra := map[string]any{}
+	if req.Temperature != nil {
+		extra["temperature"] = *req.Temperature
+	}
+	if req.TopP != nil {
+		extra["top_p"] = *req.TopP
+	}
+	if len(extra) > 0 {
+		p.SetExtraFields(extra)
+	}
 	if req.Instructions != "" {
 		p.System = []sdk.TextBlockParam{{Text: req.Instructions}}
 	}
@@ -255,6 +272,9 @@ type stream struct {
 	ended  bool
 	done   bool
 	err    error
+	// limited is set when the request bounded the output (Request.MaxOutputTokens): stop_reason max_tokens then
+	// ends the response with a max_tokens stop part instead of failing it.
+	limited bool
 }
 
 func (s *stream) Next() (harness.Part, error) {
@@ -342,6 +362,8 @@ func (s *stream) end() {
 	case !s.ended:
 		s.err = &harness.ModelError{Cause: Protocol + ": the response stream ended before message_stop"}
 		return
+	case s.limited && s.stop == "max_tokens":
+		clear(s.blocks) // a tool_use block cut at the limit is incomplete: it is not a call
 	case s.stop != "end_turn" && s.stop != "tool_use" && s.stop != "stop_sequence":
 		s.err = &harness.ModelError{Cause: fmt.Sprintf("%s: the response stopped with stop_reason %s", Protocol, s.stop)}
 		return
@@ -351,6 +373,9 @@ func (s *stream) end() {
 	}
 	if s.usage {
 		s.queue = append(s.queue, harness.Part{Kind: harness.PartUsage, Usage: &session.Usage{InputTokens: s.input, OutputTokens: s.output}})
+	}
+	if s.stop == "max_tokens" {
+		s.queue = append(s.queue, harness.Part{Kind: harness.PartStop, Stop: session.StopMaxTokens})
 	}
 	s.done = true
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"strings"
 
@@ -87,7 +88,8 @@ var _ harness.Model = (*Model)(nil)
 // each toolUse block as one complete call once its block stops (input JSON accumulated from the deltas; "" → {}),
 // then the metadata usage. Errors: *harness.ModelError for a refused request (ValidationException,
 // ThrottlingException, AccessDeniedException, …; the cause carries the AWS error code and message), for an
-// exception event mid-stream, for a stop reason that means the response is unusable (max_tokens,
+// exception event mid-stream, for a stop reason that means the response is unusable (max_tokens unless the request
+// set MaxOutputTokens — then a harness.PartStop session.StopMaxTokens ends the parts —,
 // guardrail_intervened, content_filtered, malformed_*, model_context_window_exceeded), for malformed tool input
 // and for a stream that ends without messageStop; ctx's error when ctx ends.
 func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream, error) {
@@ -99,7 +101,7 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 	if err != nil {
 		return nil, modelError(ctx, err)
 	}
-	return &stream{ctx: ctx, es: out.GetStream(), blocks: map[int32]*toolUse{}}, nil
+	return &stream{ctx: ctx, es: out.GetStream(), blocks: map[int32]*toolUse{}, limited: req.MaxOutputTokens > 0}, nil
 }
 
 // Input maps a provider-neutral request to ConverseStreamInput:
@@ -110,11 +112,25 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 //   - RoleTool → a user message with a toolResult block per result (status success, or error when IsError;
 //     content text, EmptyToolResult when empty);
 //   - consecutive messages of the same role are merged (Converse requires alternating roles);
-//   - Tools → toolConfig.tools[].toolSpec {name, description, inputSchema.json}.
+//   - Tools → toolConfig.tools[].toolSpec {name, description, inputSchema.json};
+//   - MaxOutputTokens, Temperature, TopP → inferenceConfig {maxTokens, temperature, topP} (absent when unset).
 //
 // Errors: an image URL Converse cannot take, or call arguments or a tool schema that are not valid JSON.
 func Input(req harness.Request) (*bedrockruntime.ConverseStreamInput, error) {
 	in := &bedrockruntime.ConverseStreamInput{ModelId: aws.String(req.Model)}
+	if req.MaxOutputTokens > 0 || req.Temperature != nil || req.TopP != nil {
+		ic := &types.InferenceConfiguration{}
+		if req.MaxOutputTokens > 0 {
+			ic.MaxTokens = aws.Int32(int32(min(req.MaxOutputTokens, math.MaxInt32)))
+		}
+		if req.Temperature != nil {
+			ic.Temperature = aws.Float32(float32(*req.Temperature))
+		}
+		if req.TopP != nil {
+			ic.TopP = aws.Float32(float32(*req.TopP))
+		}
+		in.InferenceConfig = ic
+	}
 	if req.Instructions != "" {
 		in.System = []types.SystemContentBlock{&types.SystemContentBlockMemberText{Value: req.Instructions}}
 	}
@@ -259,9 +275,12 @@ type stream struct {
 	queue  []harness.Part
 	blocks map[int32]*toolUse
 	stop   types.StopReason
-	usage  *session.Usage
-	done   bool
-	err    error
+	// limited is set when the request bounded the output (Request.MaxOutputTokens): stopReason max_tokens then ends
+	// the response with a harness.PartStop instead of failing it.
+	limited bool
+	usage   *session.Usage
+	done    bool
+	err     error
 }
 
 func (s *stream) Next() (harness.Part, error) {
@@ -346,6 +365,12 @@ func (s *stream) end() {
 		s.err = &harness.ModelError{Cause: "bedrock_converse: the response stream ended before messageStop"}
 		return
 	case types.StopReasonEndTurn, types.StopReasonToolUse, types.StopReasonStopSequence:
+	case types.StopReasonMaxTokens:
+		if !s.limited {
+			s.err = &harness.ModelError{Cause: fmt.Sprintf("bedrock_converse: the response stopped with stopReason %s", s.stop)}
+			return
+		}
+		clear(s.blocks) // a toolUse block cut at the limit is incomplete: it is not a call
 	default:
 		s.err = &harness.ModelError{Cause: fmt.Sprintf("bedrock_converse: the response stopped with stopReason %s", s.stop)}
 		return
@@ -356,6 +381,9 @@ func (s *stream) end() {
 	}
 	if s.usage != nil {
 		s.queue = append(s.queue, harness.Part{Kind: harness.PartUsage, Usage: s.usage})
+	}
+	if s.stop == types.StopReasonMaxTokens {
+		s.queue = append(s.queue, harness.Part{Kind: harness.PartStop, Stop: session.StopMaxTokens})
 	}
 	s.done = true
 }

@@ -96,6 +96,7 @@ func (j *journal) RequestCalls(_ context.Context, calls []engine.PendingCall, _ 
 	return 1, nil
 }
 func (j *journal) RecordUsage(context.Context, session.Usage) error { return nil }
+func (j *journal) RecordStopReason(context.Context, string) error   { return nil }
 func (j *journal) StartMCPCall(_ context.Context, c engine.MCPCall) (string, error) {
 	j.n++
 	j.ops = append(j.ops, fmt.Sprintf("mcp_call %s %s %s", c.ServerLabel, c.Name, c.Arguments))

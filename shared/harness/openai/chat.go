@@ -21,13 +21,23 @@ import (
 //     arguments}}];
 //   - RoleTool → a tool message {tool_call_id, content} per result (content prefixed "Error: " on failure);
 //   - Tools → tools [{type: function, function: {name, description, parameters}}];
-//   - OutputSchema → response_format {type: json_schema, json_schema: {name: "output", schema, strict: false}}.
+//   - OutputSchema → response_format {type: json_schema, json_schema: {name: "output", schema, strict: false}};
+//   - MaxOutputTokens → max_completion_tokens, Temperature → temperature, TopP → top_p (absent when unset).
 //
 // Errors: a tool schema or output schema that is not a JSON object.
 func ChatParams(req harness.Request) (oai.ChatCompletionNewParams, error) {
 	p := oai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	if req.MaxOutputTokens > 0 {
+		p.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens))
+	}
+	if req.Temperature != nil {
+		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if req.TopP != nil {
+		p.TopP = param.NewOpt(*req.TopP)
 	}
 	if req.Instructions != "" {
 		p.Messages = append(p.Messages, oai.SystemMessage(req.Instructions))
@@ -98,6 +108,9 @@ type chatAccumulator struct {
 	byIndex    map[int64]*pendingCall
 	calls      []*pendingCall
 	stopReason string
+	// limited is set when the request bounded the output: finish_reason length then ends the response with a
+	// max_tokens stop part instead of failing it.
+	limited bool
 	// nextID mints a call id for servers that send none.
 	nextID func() string
 	usage  *session.Usage
@@ -140,9 +153,12 @@ func (a *chatAccumulator) take(ch oai.ChatCompletionChunk) ([]harness.Part, erro
 }
 
 func (a *chatAccumulator) finish() ([]harness.Part, error) {
-	switch a.stopReason {
-	case "stop", "tool_calls", "function_call":
-	case "":
+	cut := a.limited && a.stopReason == "length"
+	switch {
+	case cut:
+		a.calls = nil // calls cut at the limit are incomplete: they are not calls
+	case a.stopReason == "stop", a.stopReason == "tool_calls", a.stopReason == "function_call":
+	case a.stopReason == "":
 		return nil, errors.New("the response stream ended without a finish_reason")
 	default:
 		return nil, fmt.Errorf("the response stopped with finish_reason %s", a.stopReason)
@@ -158,6 +174,9 @@ func (a *chatAccumulator) finish() ([]harness.Part, error) {
 	}
 	if a.usage != nil {
 		parts = append(parts, harness.Part{Kind: harness.PartUsage, Usage: a.usage})
+	}
+	if cut {
+		parts = append(parts, harness.Part{Kind: harness.PartStop, Stop: session.StopMaxTokens})
 	}
 	return parts, nil
 }

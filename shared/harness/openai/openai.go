@@ -96,7 +96,8 @@ var _ harness.Model = (*Model)(nil)
 // streamed parts: text deltas, then every function call in the model's order (arguments accumulated from the
 // deltas; "" → {}), then usage. Errors: *harness.ModelError for an API error (HTTP status, error code and message
 // in the cause, with the API key scrubbed), an error event, a failed or incomplete response (e.g. max output
-// tokens), malformed call arguments or a stream that ends before the response completed; ctx's error when ctx ends.
+// tokens — unless the request set MaxOutputTokens: a response cut at that limit ends with a harness.PartStop
+// session.StopMaxTokens after its text and usage, its cut calls dropped), malformed call arguments or a stream that ends before the response completed; ctx's error when ctx ends.
 func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream, error) {
 	if m.protocol == ProtocolChat {
 		params, err := ChatParams(req)
@@ -104,7 +105,7 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 			return nil, &harness.ModelError{Cause: m.protocol + ": " + err.Error()}
 		}
 		st := &stream[oai.ChatCompletionChunk]{ctx: ctx, m: m, sdk: m.client.Chat.Completions.NewStreaming(ctx, params)}
-		st.acc = &chatAccumulator{nextID: callIDs(req)}
+		st.acc = &chatAccumulator{nextID: callIDs(req), limited: req.MaxOutputTokens > 0}
 		return st, nil
 	}
 	params, err := ResponsesParams(req)
@@ -112,7 +113,7 @@ func (m *Model) Stream(ctx context.Context, req harness.Request) (harness.Stream
 		return nil, &harness.ModelError{Cause: m.protocol + ": " + err.Error()}
 	}
 	st := &stream[responsesEvent]{ctx: ctx, m: m, sdk: m.client.Responses.NewStreaming(ctx, params)}
-	st.acc = &responsesAccumulator{}
+	st.acc = &responsesAccumulator{limited: req.MaxOutputTokens > 0}
 	return st, nil
 }
 

@@ -22,11 +22,21 @@ type responsesEvent = responses.ResponseStreamEventUnion
 //     per call;
 //   - RoleTool → a function_call_output item {call_id, output} per result (output prefixed "Error: " on failure);
 //   - Tools → function tools {name, description, parameters, strict: false};
-//   - OutputSchema → text.format {type: json_schema, name: "output", schema, strict: false}.
+//   - OutputSchema → text.format {type: json_schema, name: "output", schema, strict: false};
+//   - MaxOutputTokens → max_output_tokens, Temperature → temperature, TopP → top_p (absent when unset).
 //
 // Errors: a tool schema or output schema that is not a JSON object.
 func ResponsesParams(req harness.Request) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{Model: shared.ResponsesModel(req.Model), Store: param.NewOpt(false)}
+	if req.MaxOutputTokens > 0 {
+		p.MaxOutputTokens = param.NewOpt(int64(req.MaxOutputTokens))
+	}
+	if req.Temperature != nil {
+		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if req.TopP != nil {
+		p.TopP = param.NewOpt(*req.TopP)
+	}
 	if req.Instructions != "" {
 		p.Instructions = param.NewOpt(req.Instructions)
 	}
@@ -100,6 +110,9 @@ type responsesAccumulator struct {
 	order     []*pendingCall
 	usage     *session.Usage
 	completed bool
+	// limited is set when the request bounded the output; cut when the response then ended incomplete at that
+	// limit (reason max_output_tokens): it ends with a max_tokens stop part instead of failing.
+	limited, cut bool
 }
 
 func (a *responsesAccumulator) take(ev responsesEvent) ([]harness.Part, error) {
@@ -147,6 +160,13 @@ func (a *responsesAccumulator) take(ev responsesEvent) ([]harness.Part, error) {
 		}
 	case "response.incomplete":
 		reason := ev.Response.IncompleteDetails.Reason
+		if a.limited && reason == "max_output_tokens" {
+			a.completed, a.cut = true, true
+			if u := ev.Response.Usage; u.JSON.InputTokens.Valid() || u.JSON.OutputTokens.Valid() {
+				a.usage = &session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			}
+			return nil, nil
+		}
 		if reason == "" {
 			reason = "unknown"
 		}
@@ -164,12 +184,18 @@ func (a *responsesAccumulator) finish() ([]harness.Part, error) {
 	if !a.completed {
 		return nil, errors.New("the response stream ended before response.completed")
 	}
+	if a.cut {
+		a.order = nil // calls cut at the limit are incomplete: they are not calls
+	}
 	parts, err := callParts(a.order)
 	if err != nil {
 		return nil, err
 	}
 	if a.usage != nil {
 		parts = append(parts, harness.Part{Kind: harness.PartUsage, Usage: a.usage})
+	}
+	if a.cut {
+		parts = append(parts, harness.Part{Kind: harness.PartStop, Stop: session.StopMaxTokens})
 	}
 	return parts, nil
 }

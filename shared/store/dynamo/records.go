@@ -172,6 +172,7 @@ type turnDoc struct {
 	Requires        []string             `json:"requires,omitempty"`
 	Queued          []session.QueuedCall `json:"queued,omitempty"`
 	Config          *agent.Config        `json:"config,omitempty"`
+	StopReason      string               `json:"stop_reason,omitempty"`
 }
 
 type turnRecord struct {
@@ -189,7 +190,7 @@ func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, erro
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
-		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires, Queued: t.Queued, Config: t.Config}
+		ResumedRound: t.ResumedRound, OutputCount: t.OutputCount, CancelRequested: t.CancelRequested, ResumeClaimedAt: t.ResumeClaimedAt, ClaimedToken: t.ClaimedToken, Requires: t.Requires, Queued: t.Queued, Config: t.Config, StopReason: t.StopReason}
 	if t.Usage != nil {
 		u := usageDoc(*t.Usage)
 		d.Usage = &u
@@ -220,7 +221,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Queued: d.Queued, Config: d.Config}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Queued: d.Queued, Config: d.Config, StopReason: d.StopReason}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u
