@@ -65,13 +65,16 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 	wake, stop := a.eng.Wake(sessionID)
 	defer stop()
 	idle := a.opts.PollInterval
+	// quiet: the last event showed no running turn; a stream that has seen nothing yet backs off until it does.
+	quiet := true
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
 		case <-wake:
-			idle = a.opts.PollInterval // this process committed to the Session: more is likely to follow
+			// This process committed to the Session (new input, a tool result, a cancel): more is likely to follow.
+			idle, quiet = a.opts.PollInterval, false
 		}
 		events, err := a.eng.EventsAfter(ctx, sessionID, after, streamBatch)
 		if err != nil {
@@ -85,6 +88,9 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 				return
 			}
 			after = ev.Seq
+			// Quiet until further input: idle, failed, or parked on required actions. Anything else means a turn
+			// is running and more events follow.
+			quiet = ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed || ev.Type == session.EventSessionRequiresAction
 			if untilSettled && (ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed) {
 				_ = rc.Flush()
 				return
@@ -118,9 +124,12 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		case len(events) > 0:
 			idle = a.opts.PollInterval
 			timer.Reset(idle)
+		case !quiet:
+			timer.Reset(a.opts.PollInterval) // a turn is running: its next events are due
 		default:
-			// An idle Session: back off, doubling up to MaxIdlePollInterval, so a parked stream does not read the
-			// table every PollInterval; a commit of this process (Engine.Wake) or any event resets it.
+			// A quiet Session (idle, failed, or parked on required actions): back off, doubling up to
+			// MaxIdlePollInterval, so a parked stream does not read the table every PollInterval; a commit of this
+			// process to the Session (Engine.Wake) or any event resets it.
 			timer.Reset(idle)
 			idle = min(2*idle, max(a.opts.MaxIdlePollInterval, a.opts.PollInterval))
 		}
