@@ -1,5 +1,5 @@
 // Command baton-demo (`make demo`) starts a fresh local stack on free ports, runs the main job of
-// spec/agents-api-wire.md §7 against it with the official openai-go client — an agent with the function tool
+// docs/agents-api.md §W7 against it with the official openai-go client — an agent with the function tool
 // get_weather, an idle session, a message, the required action, the tool result, the streamed answer — prints
 // the transcript, and stops the stack. It needs bin/baton-local and bin/baton-runtime (`make build`).
 package main
