@@ -86,19 +86,19 @@ func TestNoCitationOutsideTheRepository(t *testing.T) {
 // repository is found, and the repository's own citations are not.
 func TestOutsideCitationsAreRecognised(t *testing.T) {
 	t.Parallel()
-	dotdot, seeds, spec, design := "..", "seeds", "spec", "DESIGN"
+	dotdot, seeds, spec, design, decision, style := "..", "seeds", "spec", "DESIG"+"N", "Decisio"+"n", "STYLE"
 	bad := []string{
 		"// Contract: `" + dotdot + "/shared/" + seeds + "/000_64eba861cc7153a2.txt` \"HTTP MCP\".",
 		"// Tool is a function the model may call (" + seeds + "/000 \"Functions\").",
 		"// functionTool validates a declaration (" + spec + "/agents-api-rules.md §3.1).",
 		"Contract: digest " + spec + "/agents-api-wire.md §4.2.",
-		"// (" + design + " Decision 7). Up to singleCommitCalls calls this is one transaction",
+		"// (" + design + " " + decision + " 7). Up to singleCommitCalls calls this is one transaction",
 		"// the calls are durable before any event shows them (" + design,
 		"# Container image of the runtime (ECS service tasks, " + design + " \"Shape\").",
 		"Architecture: " + design + ".md \"Shape\" and \"Deployment\";",
-		"// records, reachable from every adapter (STYLE.md \"Dependency direction\").",
-		"// Decision 9's wire choices; races of tool results",
-		"      \"Comment\": \"One Run task per harness kind (" + design + " Decision 6).\",",
+		"// records, reachable from every adapter (" + style + ".md \"Dependency direction\").",
+		"// " + decision + " 9's wire choices; races of tool results",
+		"      \"Comment\": \"One Run task per harness kind (" + design + " " + decision + " 6).\",",
 	}
 	for _, line := range bad {
 		if got := citationsIn([]byte("package x\n" + line + "\n")); len(got) != 1 || !strings.HasPrefix(got[0], "2: ") {
@@ -205,7 +205,7 @@ func TestDocSectionsAreRecognised(t *testing.T) {
 	if got["9"] || len(got) != 6 {
 		t.Errorf("docSections = %v, want the six headings only", got)
 	}
-	m := sectionCitation.FindStringSubmatch("(docs/agents-api.md §3.1, §W2.3 and §5.3–§5.4)")
+	m := sectionCitation.FindStringSubmatch("(docs/" + "agents-api.md §3.1, §W2.3 and §5.3–§5.4)")
 	if m == nil || len(sectionNumber.FindAllString(m[2], -1)) != 4 {
 		t.Errorf("sectionCitation = %q, want four sections", m)
 	}
