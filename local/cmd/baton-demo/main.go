@@ -1,7 +1,14 @@
-// Command baton-demo (`make demo`) starts a fresh local stack on free ports, runs the main job of
-// docs/agents-api.md §W7 against it with the official openai-go client — an agent with the function tool
-// get_weather, an idle session, a message, the required action, the tool result, the streamed answer — prints
-// the transcript, and stops the stack. It needs bin/baton-local and bin/baton-runtime (`make build`).
+// Command baton-demo (`make demo`) starts a fresh local stack on free ports and runs one job through each of its
+// two front doors, printing a readable transcript of both, then stops the stack. The job: a weather question, a
+// caller-side function get_weather the model calls, the caller's result, the answer.
+//   - Agents API (README.md), with the official openai-go client: an agent with the function tool
+//     get_weather, an idle session, a message, the required action, the tool result, the streamed answer.
+//   - AgentCore Harness API (docs/agentcore.md), with the official bedrockagentcorecontrol and bedrockagentcore
+//     clients: a harness with the inline function get_weather, an InvokeHarness whose event stream pauses on the
+//     toolUse, the follow-up toolResult on the same runtimeSessionId, the streamed answer.
+//
+// Both use the scripted model (docs/scripted-model.md), so the demo needs no network and no model credentials. It
+// needs bin/baton-local and bin/baton-runtime (`make build`).
 package main
 
 import (
