@@ -1,6 +1,6 @@
 // Command park is the ParkFunction Lambda: the AwaitResults state invokes it with a task token
 // (`lambda:invoke.waitForTaskToken`); it stores the token for the turn's round and resumes the turn when every
-// pending call already has a result (DESIGN Decision 7, docs/internals.md).
+// pending call already has a result (docs/decisions.md §7, docs/internals.md).
 package main
 
 import (

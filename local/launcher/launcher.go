@@ -78,7 +78,7 @@ type Config struct {
 // Stack describes a running local stack (the StateFile content).
 type Stack = stackproc.Stack
 
-// Defaults of Config (DESIGN Decision 5).
+// Defaults of Config (docs/decisions.md §5).
 const (
 	DefaultAPIAddr      = "127.0.0.1:8080"
 	DefaultLambdaAddr   = "127.0.0.1:8082"

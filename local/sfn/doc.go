@@ -1,5 +1,5 @@
-// Package sfn is Baton's offline, Step Functions–compatible endpoint (DESIGN "Local stack";
-// spec/step-functions-local.md).
+// Package sfn is Baton's offline, Step Functions–compatible endpoint (docs/decisions.md "Local stack";
+// docs/internals.md "The local Step Functions endpoint").
 //
 // It owns:
 //   - the awsJson1_0 wire protocol (X-Amz-Target: AWSStepFunctions.<Op>) for the operations Baton and its

@@ -15,7 +15,7 @@
 //
 // Unsupported, and therefore kept out of every value the local stack reads: resource references inside
 // Fn::Sub. goformation's Fn::Sub resolves ${X} with its own Ref/GetAtt and ignores the overrides, so a
-// resource reference in !Sub becomes "" (spec/local-infra.md §4). Render reports an empty substitution as an
+// resource reference in !Sub becomes "" (docs/internals.md §L4). Render reports an empty substitution as an
 // error, so such a mistake fails loudly. goformation also does not merge Globals; Functions merges the
 // Globals.Function environment itself. SAM policy templates are not interpreted.
 //

@@ -69,7 +69,7 @@ func (t *Template) StateMachine(logicalID string) (StateMachine, error) {
 
 // Render returns the definition of the state machine logicalID with every ${Name} placeholder replaced by its
 // substitution, as SAM does at deploy time. Values are inserted verbatim (placeholders sit inside JSON
-// strings, DESIGN Decision 6).
+// strings, docs/decisions.md §6).
 //
 // Errors: those of StateMachine; the definition file cannot be read; a placeholder has no substitution, or
 // its substitution resolved to "" (typically a resource reference inside !Sub, which goformation cannot

@@ -80,7 +80,7 @@ func TestFunctionsMergeGlobalsAndResolveLocally(t *testing.T) {
 				"GREETING": "hello",
 				"QUEUE":    "arn:aws:states:us-east-1:000000000000:activity:Queue",
 				"FLOW":     "arn:aws:states:us-east-1:000000000000:stateMachine:Flow",
-				// goformation resolves !Sub itself, ignoring the overrides (spec/local-infra.md §4).
+				// goformation resolves !Sub itself, ignoring the overrides (docs/internals.md §L4).
 				"BROKEN": "",
 			},
 			Schedules: []string{"rate(5 minutes)"},

@@ -1,4 +1,4 @@
-// Command baton-runtime is the runtime container of the `baton` harness (DESIGN "Shape": runtimes/<kind>): it
+// Command baton-runtime is the runtime container of the `baton` harness (docs/decisions.md "Shape": runtimes/<kind>): it
 // registers itself, long-polls the harness kind's Activity and runs each turn step with the baton harness.
 // Configuration is the environment, read by setup.Load for setup.Runtime (docs/configuration.md: BATON_TABLE and
 // BATON_ACTIVITY_ARN required; BATON_HARNESS_KIND, BATON_RUNTIME_ID, BATON_RUNTIME_CAPABILITIES,

@@ -7,7 +7,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 )
 
-// Limits of an Agent's members (spec/agents-api-rules.md §2.1, spec/agents-api-wire.md §3.1).
+// Limits of an Agent's members (docs/agents-api.md §2.1, §W3.1).
 const (
 	MaxNameChars          = 128
 	MaxMetadataPairs      = 16
@@ -17,7 +17,7 @@ const (
 	DefaultMaxSubagents = 6
 )
 
-// Harness kinds and model provider protocols of the x_baton extension (DESIGN Decision 1).
+// Harness kinds and model provider protocols of the x_baton extension (docs/decisions.md §1).
 var (
 	HarnessKinds           = []string{"baton", "codex", "claude_sdk", "mcode"}
 	ModelProviderProtocols = []string{"scripted", "bedrock_converse", "openai_responses", "openai_chat", "anthropic_messages"}
@@ -41,7 +41,7 @@ type configMembers struct {
 
 // parseAgentMembers validates an Agent-shaped object at path (Stage A): unknown members, then `tools`, then the
 // other members in document order, then `model` when required, then the cross-declaration tool checks and the
-// text.format schema root (spec/agents-api-rules.md §3 order: tools before text, duplicate/schema checks last).
+// text.format schema root (docs/agents-api.md §3 order: tools before text, duplicate/schema checks last).
 func parseAgentMembers(path string, raw []byte, shape agentShape, requireModel bool) (configMembers, error) {
 	o, err := decodeObject(path, raw)
 	if err != nil {
@@ -187,7 +187,7 @@ func (cm configMembers) apply(cfg agent.Config) agent.Config {
 }
 
 // AgentCreate validates a POST /v1/agents body (a JSON object) and returns the configuration to save. `model` is
-// required and nonempty; an `x_baton.script` must parse as a scripted-model script (param x_baton.script). Errors are 400 *engine.Error values (spec/agents-api-rules.md §3 Stage A).
+// required and nonempty; an `x_baton.script` must parse as a scripted-model script (param x_baton.script). Errors are 400 *engine.Error values (docs/agents-api.md §3 Stage A).
 func AgentCreate(body []byte) (agent.Config, error) {
 	cm, err := parseAgentMembers("", body, savedAgent, true)
 	if err != nil {
@@ -199,7 +199,7 @@ func AgentCreate(body []byte) (agent.Config, error) {
 // AgentUpdate validates a POST /v1/agents/{agent_id} body and returns the partial replacement to apply to the
 // stored configuration: supplied members replace the whole member, null name/instructions clear them, null or {}
 // metadata clears it; an empty body changes nothing (only updated_at moves). It validates before any lookup, so
-// owned, foreign and missing ids get the same validation error (spec/agents-api-rules.md §1.2).
+// owned, foreign and missing ids get the same validation error (docs/agents-api.md §1.2).
 func AgentUpdate(body []byte) (func(agent.Config) (agent.Config, error), error) {
 	cm, err := parseAgentMembers("", body, savedAgent, false)
 	if err != nil {
@@ -318,7 +318,7 @@ func parseTextFormat(path string, raw json.RawMessage) (json.RawMessage, error) 
 }
 
 // checkTextSchema applies the structured-output schema checks to a saved `text` member: an explicit string root
-// type other than "object" (spec/agents-api-rules.md §3.6, same message on Agent and Session requests), then
+// type other than "object" (docs/agents-api.md §3.6, same message on Agent and Session requests), then
 // compilation.
 func checkTextSchema(path string, text json.RawMessage) error {
 	var t struct {
@@ -398,7 +398,7 @@ func parseFlagObject(path string, raw json.RawMessage, name string, d bool) (jso
 	return mustMarshal(map[string]bool{name: boolOr(o.values[name], d)}), nil
 }
 
-// parseExtension validates the `x_baton` object (DESIGN Decision 1): only harness, model_provider and script;
+// parseExtension validates the `x_baton` object (docs/decisions.md §1): only harness, model_provider and script;
 // null means none.
 func parseExtension(path string, raw json.RawMessage) (*agent.Extension, error) {
 	if isNull(raw) {

@@ -1,6 +1,6 @@
 // Package admission turns decoded Agents API request bodies into validated commands for the engine: Agent create
 // and update (agent.Config), Session create (engine.NewSession), Session update (metadata) and input event batches
-// ([]session.Input). It implements Stage A of spec/agents-api-rules.md §3 — the protocol checks every harness shares:
+// ([]session.Input). It implements Stage A of docs/agents-api.md §3 — the protocol checks every harness shares:
 // pinned member names (`Unknown parameter: '<path>'.`), member types, enums, required members, the per-tool-type
 // declaration rules, duplicate functions/controls, schema roots, and JSON Schema compilation with
 // santhosh-tekuri/jsonschema/v6 — and the input rules of §2.5 and §4.

@@ -10,7 +10,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 )
 
-// maxEcho is the longest caller value a message repeats (spec/agents-api-rules.md §3: values are echoed only if
+// maxEcho is the longest caller value a message repeats (docs/agents-api.md §3: values are echoed only if
 // at most 256 bytes of printable UTF-8).
 const maxEcho = 256
 
@@ -57,7 +57,7 @@ func invalid(path, format string, args ...any) *engine.Error {
 	return fail(engine.CodeInvalidRequestError, path, format, args...)
 }
 
-// invalidLocal is a Baton-local malformed-input error (code invalid_request, spec/agents-api-rules.md §6).
+// invalidLocal is a Baton-local malformed-input error (code invalid_request, docs/agents-api.md §6).
 func invalidLocal(path, format string, args ...any) *engine.Error {
 	return fail(engine.CodeInvalidRequest, path, format, args...)
 }

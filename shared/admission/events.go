@@ -6,11 +6,11 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// MaxEventsPerBatch bounds a POST …/events batch (spec/agents-api-rules.md §1.4).
+// MaxEventsPerBatch bounds a POST …/events batch (docs/agents-api.md §1.4).
 const MaxEventsPerBatch = 64
 
 // ParseEvents validates a POST /v1/agents/sessions/{session_id}/events body `{"events":[…]}` and returns the
-// batch in order (spec/agents-api-wire.md §4.1, spec/agents-api-rules.md §2.5, §4). An empty batch is valid (a
+// batch in order (docs/agents-api.md §W4.1, §2.5, §4). An empty batch is valid (a
 // no-op the engine answers with 202). Each message event yields one Input per message. A tool result keeps member
 // presence: an absent `output`/`error` is nil, one sent as null is `null`, otherwise the value as sent.
 func ParseEvents(body []byte) ([]session.Input, error) {
@@ -93,7 +93,7 @@ func parseInputEvent(path string, raw json.RawMessage) ([]session.Input, error) 
 	return nil, unsupported("Input events of type '%s' are not supported by this service.", str(t))
 }
 
-// parseToolResult validates `agent.session.input.tool_result` (spec/agents-api-rules.md §4): turn_id and call_id
+// parseToolResult validates `agent.session.input.tool_result` (docs/agents-api.md §4): turn_id and call_id
 // nonempty strings, success a boolean (all required), output a string, an array of input parts, or null, error a
 // string or null.
 func parseToolResult(path string, o object) (*session.ToolResult, error) {
@@ -147,5 +147,5 @@ func parseToolResult(path string, o object) (*session.ToolResult, error) {
 // MaxToolResultBytes bounds one tool result's output and error as stored (their JSON text, as sent). A result is
 // stored once and then carried by its function_call_output item and that item's event, each a DynamoDB item of at
 // most 400 KB; this bound keeps every one of them, and a full batch under the 1 MiB body gate, within DynamoDB's
-// limits (DESIGN "Payload limits are design inputs"). A documented deviation: the hosted service has no such bound.
+// limits (docs/decisions.md "Payload limits are design inputs"). A documented deviation: the hosted service has no such bound.
 const MaxToolResultBytes = 256 * 1024

@@ -15,7 +15,7 @@ import (
 	"github.com/baton-run/baton/shared/profile"
 )
 
-// Execution limits of Session admission (spec/agents-api-rules.md §3.1: local execution bounds; saved Agents accept
+// Execution limits of Session admission (docs/agents-api.md §3.1: local execution bounds; saved Agents accept
 // more).
 const (
 	MaxExecutionFunctions   = 64
@@ -32,15 +32,15 @@ const (
 	structuredOutputOnlyMsg = "Structured output is qualified only with functions and disabled web_search and programmatic tool calling."
 )
 
-// executionFunctionFields is the Stage B field set of a function declaration (spec/agents-api-rules.md §3.1); the
+// executionFunctionFields is the Stage B field set of a function declaration (docs/agents-api.md §3.1); the
 // saved form's `async: false` is its default and counts as absent.
 var executionFunctionFields = []string{"type", "name", "description", "parameters", "defer_loading"}
 
-// Execution is Stage B of spec/agents-api-rules.md §3: execution admission of a Session's effective configuration
+// Execution is Stage B of docs/agents-api.md §3: execution admission of a Session's effective configuration
 // (saved Agent + inline replacements) against the profile of its harness kind (x_baton.harness, default baton;
 // package profile). It implements engine.Admission; the engine calls it at Session creation before anything is
 // written. Every rejection is 400 unsupported_or_invalid_configuration with a null param and the message of the
-// checklist line (seeds/000 "Admission"); the one exception is a scripted-model script that does not parse, a
+// checklist line (docs/agents-api.md §3); the one exception is a scripted-model script that does not parse, a
 // caller error reported as 400 invalid_request_error. The zero value is ready to use and safe for concurrent use.
 type Execution struct{}
 
@@ -216,7 +216,7 @@ func (x *execution) mcpServer(m map[string]json.RawMessage) error {
 	}
 	switch {
 	case origin == "environment":
-		// Baton serves Environment `none` only (DESIGN Decision 3): there is no execution Environment to connect
+		// Baton serves Environment `none` only (docs/decisions.md §3): there is no execution Environment to connect
 		// from, whatever the profile declares.
 		return unsupported("Environment-origin MCP requires a managed or self-hosted execution Environment.")
 	case origin != "service" || !x.p.MCPServiceOrigin.OK():
@@ -331,7 +331,7 @@ func (x *execution) otherRules() error {
 }
 
 // validMCPURL: an absolute http or https URL with a host and no userinfo, query (not even a bare "?") or fragment
-// (spec/agents-api-rules.md §3.5).
+// (docs/agents-api.md §3.5).
 func validMCPURL(s string) bool {
 	if strings.ContainsAny(s, "?#") {
 		return false
@@ -344,7 +344,7 @@ func validMCPURL(s string) bool {
 }
 
 // firstInexactNumber walks a JSON document and returns the first number literal whose value changes when parsed
-// as an IEEE-754 binary64 (spec/agents-api-rules.md §3.6, the Claude SDK's binary64 rule): the literal is parsed
+// as an IEEE-754 binary64 (docs/agents-api.md §3.6, the Claude SDK's binary64 rule): the literal is parsed
 // with strconv.ParseFloat and the double's shortest decimal is compared, as an exact decimal, with the literal.
 // ok is true when every number survives (or the document does not decode).
 func firstInexactNumber(doc json.RawMessage) (string, bool) {
@@ -429,7 +429,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// echo quotes a caller value only when it may be repeated (spec/agents-api-rules.md §3: ≤ 256 bytes printable).
+// echo quotes a caller value only when it may be repeated (docs/agents-api.md §3: ≤ 256 bytes printable).
 func echo(v string) string {
 	if echoable(v) {
 		return "'" + v + "'"

@@ -38,7 +38,7 @@ func schemaText(schema string) string {
 	return `{"format":{"type":"json_schema","schema":` + schema + `},"verbosity":"medium"}`
 }
 
-// TestExecutionAdmission covers every Stage B line of spec/agents-api-rules.md §3.1–3.7: the exact status, code,
+// TestExecutionAdmission covers every Stage B line of docs/agents-api.md §3.1–3.7: the exact status, code,
 // message and null param.
 func TestExecutionAdmission(t *testing.T) {
 	t.Parallel()

@@ -122,7 +122,7 @@ type member struct {
 	check    func(path string, raw json.RawMessage) error
 }
 
-// checkObject applies spec/agents-api-rules.md §3's order inside one object: unknown members (document order),
+// checkObject applies docs/agents-api.md §3's order inside one object: unknown members (document order),
 // member values (document order), then missing required members (declaration order).
 func checkObject(path string, o object, members []member) error {
 	byName := map[string]member{}

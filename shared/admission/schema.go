@@ -11,7 +11,7 @@ import (
 // maxSchemaMessage bounds the compiler's explanation quoted in an error message.
 const maxSchemaMessage = 400
 
-// rootType returns the schema's explicit root `type` when it is a string (spec/agents-api-rules.md §3.1: schemas
+// rootType returns the schema's explicit root `type` when it is a string (docs/agents-api.md §3.1: schemas
 // with no root type or a non-string one are not checked here).
 func rootType(schema json.RawMessage) (string, bool) {
 	var head struct {

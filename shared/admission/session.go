@@ -10,7 +10,7 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// MaxIdempotencyKeyBytes bounds an Idempotency-Key header (spec/agents-api-rules.md §1.3).
+// MaxIdempotencyKeyBytes bounds an Idempotency-Key header (docs/agents-api.md §1.3).
 const MaxIdempotencyKeyBytes = 128
 
 // SessionCreate is a validated POST /v1/agents/sessions request: the engine command (without IdempotencyKey and
@@ -20,7 +20,7 @@ type SessionCreate struct {
 	Stream  bool
 }
 
-// ParseSessionCreate validates a Session creation body (spec/agents-api-wire.md §3.4; DESIGN Decision 3):
+// ParseSessionCreate validates a Session creation body (docs/agents-api.md §W3.4; docs/decisions.md §3):
 // `environment` is required and only {type:"none"} is served (openai_hosted and self_hosted → 400
 // unsupported_or_invalid_configuration); `agent_id` and/or an inline `agent` (whose members replace the saved
 // Agent's whole; one of them is required, with a null param: "Missing required parameter: 'agent_id' or 'agent'.";
@@ -108,7 +108,7 @@ func nullOnly(path string, raw json.RawMessage) error {
 	return unsupported("'%s' is not supported by this service yet.", path)
 }
 
-// parseEnvironment validates `environment` and returns its saved form. Only `none` is served (DESIGN Decision 3).
+// parseEnvironment validates `environment` and returns its saved form. Only `none` is served (docs/decisions.md §3).
 func parseEnvironment(path string, raw json.RawMessage) (json.RawMessage, error) {
 	o, err := decodeObject(path, raw)
 	if err != nil {
@@ -149,7 +149,7 @@ func parseSessionInput(path string, raw json.RawMessage) ([][]session.ContentPar
 }
 
 // parseMessages validates an array of input messages `{role:"user", type?:"message", content:[…]}`
-// (spec/agents-api-rules.md §2.5) and returns each message's content parts.
+// (docs/agents-api.md §2.5) and returns each message's content parts.
 func parseMessages(path string, raw json.RawMessage) ([][]session.ContentPart, error) {
 	elems, err := decodeArray(path, raw)
 	if err != nil {
@@ -232,7 +232,7 @@ func parseContent(path string, raw json.RawMessage, nonEmpty bool) ([]session.Co
 }
 
 // checkImageURL accepts only inline `data:image/png;base64,…` and `data:image/jpeg;base64,…` URLs with canonical
-// base64 whose bytes are of that type (spec/agents-api-rules.md §2.5). Remote URLs are a harness restriction
+// base64 whose bytes are of that type (docs/agents-api.md §2.5). Remote URLs are a harness restriction
 // (400 unsupported_or_invalid_configuration); anything else is malformed.
 func checkImageURL(path string, raw json.RawMessage) error {
 	if err := checkString(false)(path, raw); err != nil {

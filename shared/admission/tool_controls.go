@@ -2,7 +2,7 @@ package admission
 
 import "encoding/json"
 
-// webSearchTool validates a `web_search` declaration (spec/agents-api-rules.md §3.3). Saved form: every pinned
+// webSearchTool validates a `web_search` declaration (docs/agents-api.md §3.3). Saved form: every pinned
 // mode is kept (omitted or null → "live"); context_size omitted or null → "medium"; allowed_domains omitted → null
 // ([] stays []); location omitted → null, a supplied location (even {}) has all four keys, null where omitted.
 func webSearchTool(path string, o object, _ bool) (json.RawMessage, error) {
@@ -50,7 +50,7 @@ func checkLocation(path string, raw json.RawMessage) error {
 	})
 }
 
-// programmaticToolCallingTool validates `{type:"programmatic_tool_calling", enabled}` (spec/agents-api-rules.md
+// programmaticToolCallingTool validates `{type:"programmatic_tool_calling", enabled}` (docs/agents-api.md
 // §3.4); omitted or null `enabled` is saved as true.
 func programmaticToolCallingTool(path string, o object, _ bool) (json.RawMessage, error) {
 	if err := checkObject(path, o, []member{{name: "type"}, {name: "enabled", check: checkBool(true)}}); err != nil {

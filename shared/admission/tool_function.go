@@ -2,7 +2,7 @@ package admission
 
 import "encoding/json"
 
-// functionTool validates a `function` declaration (spec/agents-api-rules.md §3.1, seeds/000 "Functions"):
+// functionTool validates a `function` declaration (docs/agents-api.md §3.1):
 // `name`, `description` and `parameters` (a JSON object) are required; `defer_loading` is a boolean that cannot be
 // null; `async` is an optional boolean. Saved form:
 // {type, name, description, parameters, defer_loading (default false), async (default false)}.

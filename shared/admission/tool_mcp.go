@@ -2,7 +2,7 @@ package admission
 
 import "encoding/json"
 
-// mcpTool validates an `mcp` declaration's pinned shape (spec/agents-api-wire.md §3.2, spec/agents-api-rules.md
+// mcpTool validates an `mcp` declaration's pinned shape (docs/agents-api.md §W3.2,
 // §3.5): `server_label` and `transport` are required; transport is `{type:"http", server_url, headers}` or
 // `{type:"stdio", command, cwd, args, env_vars}`; a Session's inline declaration may also carry the secrets
 // `transport.authorization` (http) and `transport.env` (stdio). Saved form: connection_origin omitted or null →

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Tool types of the pinned tool unions (spec/agents-api-wire.md §3.2). Saving an Agent keeps every one of them;
+// Tool types of the pinned tool unions (docs/agents-api.md §W3.2). Saving an Agent keeps every one of them;
 // whether a harness can execute a declaration is decided at Session admission (Stage B), not here.
 const (
 	ToolFunction                = "function"
@@ -109,7 +109,7 @@ func parseTool(path string, raw json.RawMessage, inline bool) (json.RawMessage, 
 	return saved, d, nil
 }
 
-// checkToolSet runs the checks that span declarations (spec/agents-api-rules.md §3.1–3.3), all with a null param:
+// checkToolSet runs the checks that span declarations (docs/agents-api.md §3.1–3.3), all with a null param:
 // duplicates first, then schema roots and compilation, each in declaration order.
 func checkToolSet(decls []decl) error {
 	var names []string

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 )
 
-// HarnessBaton is the default harness kind: Baton's own Go harness (DESIGN "Words", Decision 2).
+// HarnessBaton is the default harness kind: Baton's own Go harness (docs/decisions.md "Words", §2).
 const HarnessBaton = "baton"
 
 // Agent is a saved Agent (`object: "agent"`): configuration plus identity. CreatedAt and UpdatedAt are Unix seconds.
@@ -18,7 +18,7 @@ type Agent struct {
 }
 
 // Config is an Agent's configuration, as saved and as frozen into a Session snapshot. Tools keeps every declaration
-// as the caller sent it after normalisation (spec/agents-api-rules.md §2.1: saved Agents keep every pinned
+// as the caller sent it after normalisation (docs/agents-api.md §2.1: saved Agents keep every pinned
 // declaration). Members that are absent on the wire are zero here and render with their documented defaults.
 type Config struct {
 	Name         *string           `json:"name"`
@@ -32,11 +32,11 @@ type Config struct {
 	MultiAgent   json.RawMessage   `json:"multi_agent,omitempty"`
 	Compaction   json.RawMessage   `json:"compaction,omitempty"`
 	Experimental json.RawMessage   `json:"experimental,omitempty"`
-	// XBaton is the x_baton extension (DESIGN Decision 1); nil when absent.
+	// XBaton is the x_baton extension (docs/decisions.md §1); nil when absent.
 	XBaton *Extension `json:"x_baton,omitempty"`
 	// MCPBearerTokens maps an HTTP MCP declaration's server_label to the static bearer token of the Vault
-	// credential selected for it at Session creation (seeds/000 "HTTP MCP": "Bearer authentication uses an attached
-	// static … Vault credential"); nil or a missing label = anonymous. It is set only by the engine when it freezes a
+	// credential selected for it at Session creation (docs/agents-api.md §3.5: bearer authentication uses a static
+	// credential of an attached Vault); nil or a missing label = anonymous. It is set only by the engine when it freezes a
 	// Session snapshot, never from a request, and never rendered (ResourceFields leaves it out); the harness sends
 	// it as `Authorization: Bearer <token>` on every request to that server.
 	MCPBearerTokens map[string]string `json:"mcp_bearer_tokens,omitempty"`
@@ -68,7 +68,7 @@ type Controls struct {
 }
 
 // Extension is the `x_baton` object: Baton's own settings on an Agent or a Session's inline agent
-// (DESIGN Decision 1). Harness "" means HarnessBaton.
+// (docs/decisions.md §1). Harness "" means HarnessBaton.
 type Extension struct {
 	Harness       string          `json:"harness,omitempty"`
 	ModelProvider *ModelProvider  `json:"model_provider,omitempty"`
@@ -112,7 +112,7 @@ type Snapshot struct {
 	Config  Config `json:"config"`
 }
 
-// Function is a function tool declaration as the harness needs it (seeds/000 "Functions").
+// Function is a function tool declaration as the harness needs it (docs/agents-api.md §3.1).
 type Function struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`
@@ -139,8 +139,8 @@ func (c Config) Functions() []Function {
 	return out
 }
 
-// MCPServer is an HTTP MCP tool declaration as the harness needs it (seeds/000 "HTTP MCP";
-// spec/agents-api-rules.md §3.5): `{type:"mcp", server_label, transport:{type:"http", server_url}, allowed_tools,
+// MCPServer is an HTTP MCP tool declaration as the harness needs it (docs/agents-api.md §3.5;
+// docs/agents-api.md §3.5): `{type:"mcp", server_label, transport:{type:"http", server_url}, allowed_tools,
 // required, credential_id}`. AllowedTools nil means every server tool (absent or null on the wire); a non-nil empty
 // slice means none (`[]`).
 type MCPServer struct {
@@ -177,8 +177,8 @@ func (c Config) MCPServers() []MCPServer {
 	return out
 }
 
-// ToolSearch reports whether the configuration declares the `{type:"tool_search"}` tool (seeds/000 "Deferred
-// function discovery").
+// ToolSearch reports whether the configuration declares the `{type:"tool_search"}` tool (docs/agents-api.md
+// §3.2).
 func (c Config) ToolSearch() bool {
 	for _, raw := range c.Tools {
 		var head struct {

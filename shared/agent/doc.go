@@ -3,5 +3,5 @@
 // (Snapshot).
 //
 // It does not validate tool declarations for execution (that is Session admission, package admission) and does not
-// store anything (package store/dynamo). Shapes follow spec/agents-api-wire.md §3 and spec/agents-api-rules.md §2.1.
+// store anything (package store/dynamo). Shapes follow docs/agents-api.md §W3 and §2.1.
 package agent

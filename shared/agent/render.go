@@ -6,7 +6,7 @@ import (
 	"github.com/baton-run/baton/shared/jsonwire"
 )
 
-// Defaults rendered for members a caller omitted (spec/agents-api-rules.md §2.1 "Saved defaults when omitted").
+// Defaults rendered for members a caller omitted (docs/agents-api.md §2.1 "Saved defaults when omitted").
 var (
 	defaultText         = json.RawMessage(`{"format":{"type":"text"},"verbosity":"medium"}`)
 	defaultReasoning    = json.RawMessage(`{"effort":null,"summary":null}`)
@@ -39,7 +39,7 @@ func (c Config) ResourceFields() map[string]any {
 	return m
 }
 
-// MarshalJSON renders the saved Agent resource (`object: "agent"`, spec/agents-api-wire.md §3.3).
+// MarshalJSON renders the saved Agent resource (`object: "agent"`, docs/agents-api.md §W3.3).
 func (a Agent) MarshalJSON() ([]byte, error) {
 	m := a.Config.ResourceFields()
 	m["id"] = a.ID

@@ -25,7 +25,7 @@ func fieldsOf(t *testing.T, err error) []string {
 	return out
 }
 
-// seedTools is the seed's tool list, exactly as its Python example sends it.
+// seedTools is the guide's tool list, exactly as its Python example sends it.
 const seedTools = `[
  {"type":"remote_mcp","name":"exa","config":{"remoteMcp":{"url":"https://mcp.exa.ai/mcp"}}},
  {"type":"remote_mcp","name":"my-private-mcp","config":{"remoteMcp":{"url":"https://mcp.example.com/api","headers":{"Authorization":"Bearer <your-token>"}}}},
@@ -137,7 +137,7 @@ func TestParseAllowedTools(t *testing.T) {
 	t.Parallel()
 	ok := `["*","shell","file_*","@builtin","@builtin/shell","@git","@git/git_status","@git/read_*","@*-mcp/status"]`
 	if got, err := agentcore.ParseAllowedTools("allowedTools", json.RawMessage(ok)); err != nil || len(got) != 9 {
-		t.Fatalf("the seed's patterns: %v %v", got, err)
+		t.Fatalf("the guide's patterns: %v %v", got, err)
 	}
 	for _, bad := range []string{`["@git/a/b"]`, `[""]`, `["/x"]`, `[1]`, `"*"`, `["` + strings.Repeat("a", 65) + `"]`} {
 		if _, err := agentcore.ParseAllowedTools("allowedTools", json.RawMessage(bad)); err == nil {

@@ -32,7 +32,7 @@ var toolConfigKey = map[string]string{
 
 var toolTypes = []string{ToolInlineFunction, ToolRemoteMCP, ToolAgentCoreGateway, ToolAgentCoreBrowser, ToolAgentCoreCodeInterpreter}
 
-// Default tool names of the two tool types whose `name` may be omitted (the seed's own examples use them).
+// Default tool names of the two tool types whose `name` may be omitted (the guide's own examples use them).
 const (
 	DefaultBrowserToolName         = "browser"
 	DefaultCodeInterpreterToolName = "code_interpreter"

@@ -11,7 +11,7 @@ func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }
 
 // CreateAgent saves a new Agent in projectID. cfg must already have passed protocol validation (saving never
-// qualifies execution, seeds/000 "Admission"). Returns the saved Agent with id and timestamps.
+// qualifies execution, docs/agents-api.md §3). Returns the saved Agent with id and timestamps.
 func (e *Engine) CreateAgent(ctx context.Context, projectID string, cfg agent.Config) (agent.Agent, error) {
 	now := e.now()
 	a := agent.Agent{ID: e.newID("agent"), ProjectID: projectID, CreatedAt: now, UpdatedAt: now, Config: cfg}

@@ -13,8 +13,8 @@ import (
 // kind and the capabilities no live runtime advertises.
 const MessageExecutionUnavailable = "No live runtime can execute this request"
 
-// checkDispatch is the dispatch gate of seeds/000 "Admission" ("Before dispatch, the selected Runtime must also
-// advertise the operation's capability. An advertisement alone never enables an operation") and DESIGN
+// checkDispatch is the dispatch gate of docs/agents-api.md §3 ("Before dispatch, the selected Runtime must also
+// advertise the operation's capability. An advertisement alone never enables an operation") and docs/decisions.md
 // "Capabilities": a Turn about to be written needs at least one live runtime (registration not expired, i.e. a
 // fresh heartbeat) of its harness kind whose advertisement contains every capability in t.Requires. Profile
 // qualification (the Admission port) has already run and is never widened by an advertisement. Without such a

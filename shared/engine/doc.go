@@ -4,6 +4,6 @@
 //
 // It talks to the outside only through the ports in ports.go (Store, Orchestrator, Admission); it imports no AWS
 // SDK. Every state change is a read → decide → conditional commit with optimistic versions, retried on conflict, so
-// concurrent API processes, runtimes and task functions agree without locks (DESIGN "Shape", Decision 7).
+// concurrent API processes, runtimes and task functions agree without locks (docs/decisions.md "Shape", §7).
 // Wire encoding and HTTP status mapping belong to package httpapi.
 package engine

@@ -30,13 +30,13 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string
-	// NoRetry marks deterministic conflicts: the API sends `x-should-retry: false` (spec/agents-api-wire.md §2.3).
+	// NoRetry marks deterministic conflicts: the API sends `x-should-retry: false` (docs/agents-api.md §W2.3).
 	NoRetry bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
-// Codes of the wire errors the engine returns (spec/agents-api-rules.md §6).
+// Codes of the wire errors the engine returns (docs/agents-api.md §6).
 const (
 	CodeInvalidRequestError    = "invalid_request_error"
 	CodeInvalidRequest         = "invalid_request"
@@ -53,7 +53,7 @@ const (
 )
 
 // UnknownPendingCall is the exact error for a result whose call is unknown or belongs to another Turn
-// (DESIGN Decision 9; the SDK's Sessions.Stream helper retries on this message).
+// (docs/decisions.md §9; the SDK's Sessions.Stream helper retries on this message).
 func UnknownPendingCall(callID string) *Error {
 	return &Error{Status: 400, Code: CodeInvalidRequestError, Message: "Unknown pending tool call: " + callID}
 }

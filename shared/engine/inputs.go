@@ -12,17 +12,17 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// PostEvents admits an ordered batch of input events to a Session atomically (spec/agents-api-rules.md §1.4, §4):
+// PostEvents admits an ordered batch of input events to a Session atomically (docs/agents-api.md §1.4, §4):
 // either every event is stored in one transaction or nothing is. Messages start a new root Turn (one per batch;
 // later messages of the batch join it); tool results answer pending calls; cancel cancels the active Turn.
 //
 // A message input's TurnConfig gives the new Turn its own configuration (Turn.Config), admitted like a Session's
 // (Admission.AdmitSession) before anything is written.
 //
-// Tool results follow the "Results" table of seeds/000: an identical retry is accepted (also after the Turn ended),
+// Tool results follow the results table of docs/agents-api.md §4: an identical retry is accepted (also after the Turn ended),
 // a different result for an answered call is 409 conflict_error, the first result after a cancel is 409, an unknown
 // call or a call of another Turn is 400 "Unknown pending tool call: <call_id>", and a foreign Session is
-// ErrNotFound. The write that answers the last pending call tries the resume claim (DESIGN Decision 7).
+// ErrNotFound. The write that answers the last pending call tries the resume claim (docs/decisions.md §7).
 //
 // With idemKey set (the caller's Idempotency-Key), a repeat with the same requestHash is accepted without effect;
 // with another hash it is 409 idempotency_conflict.
@@ -303,7 +303,7 @@ func (e *Engine) decideInputs(b *inputBatch, inputs []session.Input) (Commit, ef
 }
 
 // cancelTurn ends the active turn as cancelled: an interim session.in_progress, item.done (incomplete) for each of
-// its unfinished output items, turn.cancelled, session.idle (spec/agents-api-rules.md §2.6 "Cancel while
+// its unfinished output items, turn.cancelled, session.idle (docs/agents-api.md §2.6 "Cancel while
 // waiting", §2.4); pending actions disappear.
 func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn, unfinished []session.Item) {
 	now := e.now()
@@ -321,7 +321,7 @@ func (e *Engine) cancelTurn(s *session.Session, w *writer, t *session.Turn, unfi
 }
 
 // accountUsage folds a finished root Turn's usage into the Session's: the sum while every Turn has known usage,
-// null forever after one without (spec/agents-api-rules.md §2.2).
+// null forever after one without (docs/agents-api.md §2.2).
 func (e *Engine) accountUsage(s *session.Session, t *session.Turn) {
 	if t.Usage == nil || s.UsageUnknown {
 		s.UsageUnknown = true
@@ -379,7 +379,7 @@ const resumeGrace = 5 * time.Second
 // tryResume claims the resume of a waiting turn whose current round is fully answered and whose task token is
 // stored, and sends the token (session.Turn.ClaimResume decides). Whichever of Park and the completing tool-result
 // write comes second wins the claim; the claim is a versioned write bound to one token, so exactly one caller sends
-// each token (DESIGN Decision 7), a claim whose send failed goes stale after resumeGrace, and a token stored by a
+// each token (docs/decisions.md §7), a claim whose send failed goes stale after resumeGrace, and a token stored by a
 // retried AwaitResults is claimed afresh. Step Functions refuses a second success for a closed task, so a repeated
 // send can never resume a turn twice.
 func (e *Engine) tryResume(ctx context.Context, sessionID, turnID string) error {
@@ -425,7 +425,7 @@ func (e *Engine) sendResume(ctx context.Context, t session.Turn) error {
 	}
 }
 
-// requestCancel marks the Session's active turn CancelRequested with a write of the turn record alone (DESIGN
+// requestCancel marks the Session's active turn CancelRequested with a write of the turn record alone (docs/decisions.md
 // "Tool results": after a cancel, results are 409). A harness's next write of that turn fails its version fence, it
 // re-reads the turn and stops with ErrTurnNotRunnable; Settle finishes a turn left so as cancelled. It is a no-op
 // when the Session has no active, unfinished turn or the mark is already set.

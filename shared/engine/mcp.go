@@ -8,8 +8,8 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// MCPCall is a call of an HTTP MCP tool that the harness executes itself (seeds/000 "HTTP MCP": the native
-// Harness owns discovery, calls and results). ServerLabel and Name are the declaration's server_label and the
+// MCPCall is a call of an HTTP MCP tool that the harness executes itself (docs/agents-api.md §3.5: the
+// harness owns discovery, calls and results). ServerLabel and Name are the declaration's server_label and the
 // server's original tool name; CallID is the model's call id (stored, not rendered: the pinned mcp_call item has
 // no call_id; the harness uses it to show the call to the model again); Arguments is a JSON value (an object for
 // well-formed calls; empty means {}).
@@ -21,7 +21,7 @@ type MCPCall struct {
 }
 
 // StartMCPCall appends an mcp_call output item in status in_progress, with output and error null, and its
-// item.added event (spec/agents-api-rules.md §2.4, §2.6); the item counts as an output item (output_index).
+// item.added event (docs/agents-api.md §2.4, §2.6); the item counts as an output item (output_index).
 // Returns the item id for FinishMCPCall. Fails with ErrTurnNotRunnable once the turn was cancelled or ended.
 func (r *Run) StartMCPCall(ctx context.Context, c MCPCall) (string, error) {
 	args := c.Arguments

@@ -16,7 +16,7 @@ type Page struct {
 	Limit int
 	Order string
 	// Metadata keeps only records whose metadata has every given key with exactly that value (Session lists,
-	// the `metadata[key]=value` query of spec/agents-api-wire.md §1.2); nil means no filter.
+	// the `metadata[key]=value` query of docs/agents-api.md §W1.2); nil means no filter.
 	Metadata map[string]string
 }
 
@@ -134,7 +134,7 @@ type TurnExecution = statemachine.ExecutionInput
 type Timeouts = statemachine.Timeouts
 
 // Admission qualifies a Session's effective configuration for execution before anything is written
-// (seeds/000 "Admission"). It returns an *Error (400 unsupported_or_invalid_configuration or
+// (docs/agents-api.md §3). It returns an *Error (400 unsupported_or_invalid_configuration or
 // invalid_request_error) to reject.
 type Admission interface {
 	AdmitSession(cfg agent.Config) error

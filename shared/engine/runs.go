@@ -73,7 +73,7 @@ type PendingCall struct {
 // BeginRun starts (or, after its results arrived, resumes) a turn for a harness. Starting moves a queued turn to
 // in_progress (event turn.in_progress). Resuming applies the stored tool results: one function_call_output item
 // and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
-// (spec/agents-api-rules.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
+// (docs/agents-api.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
 	for attempt := 0; ; attempt++ {
 		r, err := e.beginRunOnce(ctx, sessionID, turnID)
@@ -325,7 +325,7 @@ func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
 }
 
 // FinishMessage completes an open message with its whole text: output_text.done, content_part.done and item.done,
-// and stores the item completed. text replaces the deltas (spec/agents-api-rules.md §2.6).
+// and stores the item completed. text replaces the deltas (docs/agents-api.md §2.6).
 func (r *Run) FinishMessage(ctx context.Context, itemID, text string) error {
 	idx, ok := r.indexes[itemID]
 	if !ok {
@@ -376,8 +376,8 @@ func (r *Run) RecordStopReason(ctx context.Context, reason string) error {
 // RequestCalls parks the turn on function calls the model made, in call order. It stores the calls (so tool
 // results are admitted from then on), moves the turn to waiting with a new round, appends one function_call item
 // per call (events item.added then item.done each) and sets the Session to requires_action with the calls as
-// required actions (event requires_action) — the calls are durable before any event shows them (DESIGN
-// Decision 7). Up to singleCommitCalls calls this is one transaction; larger batches first store the calls, then
+// required actions (event requires_action) — the calls are durable before any event shows them (docs/decisions.md
+// §7). Up to singleCommitCalls calls this is one transaction; larger batches first store the calls, then
 // append the items and events in chunks that fit DynamoDB's transaction limit, requires_action last. Returns the
 // new round for the activity output.
 //

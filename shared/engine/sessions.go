@@ -14,9 +14,9 @@ import (
 	"github.com/baton-run/baton/shared/statemachine"
 )
 
-// NewSession is a Session creation request after protocol validation (spec/agents-api-wire.md §3.4).
+// NewSession is a Session creation request after protocol validation (docs/agents-api.md §W3.4).
 // Inline holds the members of an inline `agent` object; each one replaces the saved Agent's member whole
-// (`tools: null` clears). Input holds the initial user messages (none = an idle Session, DESIGN Decision 3).
+// (`tools: null` clears). Input holds the initial user messages (none = an idle Session, docs/decisions.md §3).
 // IdempotencyKey "" means none; RequestHash identifies the request for idempotent replays.
 type NewSession struct {
 	AgentID        string
@@ -31,7 +31,7 @@ type NewSession struct {
 
 // MaxSnapshotBytes bounds a Session's frozen configuration, encoded. Every session event carries the Session
 // with its configuration, and each event is one DynamoDB item of at most 400 KB, so the snapshot must leave room
-// for required actions (DESIGN "Payload limits are design inputs"). A documented deviation from the hosted
+// for required actions (docs/decisions.md "Payload limits are design inputs"). A documented deviation from the hosted
 // service, which allows 3 MiB of tools.
 const MaxSnapshotBytes = 128 * 1024
 
@@ -80,7 +80,7 @@ func (e *Engine) ResolveConfig(ctx context.Context, projectID string, req NewSes
 		// by the SDK's AgentSessionAgent.id and Turn.agent_id): the snapshot gets its own, stable for the Session.
 		snap.AgentID = e.newID("agent")
 	}
-	// A Session's snapshot never carries saved-Agent metadata (spec/agents-api-rules.md §2.2).
+	// A Session's snapshot never carries saved-Agent metadata (docs/agents-api.md §2.2).
 	snap.Config.Metadata = nil
 	return snap, nil
 }
@@ -168,7 +168,7 @@ func (e *Engine) replaySessionCreate(ctx context.Context, projectID, key, hash s
 	s, err := e.GetSession(ctx, projectID, rec.Response)
 	if err != nil {
 		if isNotFound(err) {
-			// The session was deleted since: the key cannot be reused (spec/agents-api-rules.md §1.3).
+			// The session was deleted since: the key cannot be reused (docs/agents-api.md §1.3).
 			return session.Session{}, false, conflict(CodeIdempotencyConflict, MessageIdempotencyReused)
 		}
 		return session.Session{}, false, err
@@ -177,7 +177,7 @@ func (e *Engine) replaySessionCreate(ctx context.Context, projectID, key, hash s
 }
 
 // openTurn adds a new queued root Turn with the given user messages to s: the turn.created, user item.added and
-// session.in_progress events, in the order of spec/agents-api-rules.md §2.6. It returns the new Turn.
+// session.in_progress events, in the order of docs/agents-api.md §2.6. It returns the new Turn.
 // cfg, when set, is the Turn's own configuration (Turn.Config); nil = the Session's snapshot.
 func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.ContentPart, cfg *agent.Config) *session.Turn {
 	now := e.now()
@@ -211,7 +211,7 @@ func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.Conte
 }
 
 // startTurn starts a committed Turn's execution and records that it started. A failure is logged and left to
-// the reconciler, which finds the Turn by its unstarted mark (DESIGN "Execution names are turn ids").
+// the reconciler, which finds the Turn by its unstarted mark (docs/decisions.md "Execution names are turn ids").
 func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 	if e.orch == nil {
 		return
@@ -228,7 +228,7 @@ func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 }
 
 // Reconcile repairs what a crash between two steps, a failed send or an execution ended behind Baton's back can
-// leave behind (DESIGN "Execution names are turn ids", Decision 7), for every marked turn at least minAge old,
+// leave behind (docs/decisions.md "Execution names are turn ids", §7), for every marked turn at least minAge old,
 // however many there are (the index is read page by page; ctx bounds the pass):
 //   - UNSTARTED: start the turn's execution (idempotent: the execution name is the turn id);
 //   - ACTIVE and RESUMING: a turn whose execution ended without settling it is settled as failed (or as cancelled

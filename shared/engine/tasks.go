@@ -11,7 +11,7 @@ import (
 
 // Park stores the task token of a turn's AwaitResults state for the given round (the Park function,
 // docs/internals.md). If every pending call of that round already has a result, Park then claims the resume and
-// sends the token (DESIGN Decision 7). A turn that is already terminal keeps its state and the token is dropped
+// sends the token (docs/decisions.md §7). A turn that is already terminal keeps its state and the token is dropped
 // (its execution is being stopped or settled). Idempotent: storing the same token again is a no-op.
 func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, token string) error {
 	for attempt := 0; ; attempt++ {
@@ -182,7 +182,7 @@ func (e *Engine) streamedText(ctx context.Context, sessionID, itemID string, fro
 }
 
 // closeIncomplete stores a cancelled or failed turn's unfinished items as incomplete, keeping their partial
-// content, and closes each output item on the stream with item.done (spec/agents-api-rules.md §2.4).
+// content, and closes each output item on the stream with item.done (docs/agents-api.md §2.4).
 func closeIncomplete(w *writer, turnID string, items []session.Item) {
 	for _, it := range items {
 		it.Status = session.ItemIncomplete

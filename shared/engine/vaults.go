@@ -10,8 +10,8 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 )
 
-// Vault is a project's container of credentials (minimal Agents API Vaults, seeds/000 "HTTP MCP": "Bearer
-// authentication uses an attached static … Vault credential"). Rendered as {id, object:"vault", name, metadata,
+// Vault is a project's container of credentials (minimal Agents API Vaults, docs/agents-api.md §3.5: bearer
+// authentication uses a static credential of an attached Vault). Rendered as {id, object:"vault", name, metadata,
 // created_at}; CreatedAt is Unix seconds; ProjectID is never rendered.
 type Vault struct {
 	ID        string
@@ -122,7 +122,7 @@ type NewCredential struct {
 	MCPServerURL string
 }
 
-// b64token is RFC 6750's token68 syntax, required of static bearer tokens (spec/agents-api-rules.md §3.5).
+// b64token is RFC 6750's token68 syntax, required of static bearer tokens (docs/agents-api.md §3.5).
 var b64token = regexp.MustCompile(`^[A-Za-z0-9\-._~+/]+=*$`)
 
 // CreateCredential adds a static_bearer credential to a vault of the project. Errors: ErrNotFound for a missing or
@@ -156,7 +156,7 @@ func (e *Engine) ListCredentials(ctx context.Context, projectID, vaultID string)
 }
 
 // ResolveMCPCredentials selects the Vault credential of each HTTP MCP declaration of a new Session's snapshot
-// (spec/agents-api-rules.md §3.5 "MCP bearer auth via Vaults") and freezes its token in
+// (docs/agents-api.md §3.5 "MCP bearer auth via Vaults") and freezes its token in
 // snap.Config.MCPBearerTokens (never rendered). An explicit credential_id must be a credential of an attached
 // vault whose mcp_server_url (when set) equals the declaration's server_url; without one, the only attached
 // credential whose mcp_server_url equals server_url is selected and written into the declaration's credential_id;
@@ -194,7 +194,7 @@ func (e *Engine) ResolveMCPCredentials(ctx context.Context, projectID string, va
 			continue
 		}
 		if s.CredentialID != nil && *s.CredentialID == "" {
-			continue // not a credential reference: Stage B rejects it (spec/agents-api-rules.md §3.5)
+			continue // not a credential reference: Stage B rejects it (docs/agents-api.md §3.5)
 		}
 		url := s.Transport.ServerURL
 		if s.CredentialID != nil {

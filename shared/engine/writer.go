@@ -41,7 +41,7 @@ func (w *writer) event(typ, turnID string, fill func(m map[string]any)) {
 }
 
 // renderEvent builds an event: session events carry {event_id, type, session}; turn-scoped events also carry
-// session_id and turn_id (spec/agents-api-wire.md §4.3).
+// session_id and turn_id (docs/agents-api.md §W4.3).
 func (w *writer) renderEvent(seq int64, id, typ, turnID string, fill func(m map[string]any)) session.Event {
 	m := map[string]any{"type": typ, "event_id": id}
 	if turnID != "" {

@@ -1,8 +1,8 @@
 // Package harness owns Baton's own harness, `baton`: the native agent loop that runs the model for a Turn
-// (DESIGN "Shape"; seeds/000 "Admission": "The native Harness runs the model and tool loop. Core adds no second
-// loop"). It defines
+// (docs/decisions.md "Shape": the harness runs the model and tool loop; the core adds no second
+// loop). It defines
 //   - the provider-neutral model port (Model, Request, Message, Stream, Part) that every model provider implements;
-//   - the provider registry (Providers), keyed by x_baton.model_provider.protocol (DESIGN Decision 1), default
+//   - the provider registry (Providers), keyed by x_baton.model_provider.protocol (docs/decisions.md §1), default
 //     ProtocolScripted;
 //   - the journal port (Journal) through which the loop appends durable output; *engine.Run satisfies it;
 //   - Run, the agent loop of one activity task: history → conversation → streamed model responses → messages

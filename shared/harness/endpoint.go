@@ -18,7 +18,7 @@ type Endpoint struct {
 // ResolveEndpoint picks a Session's endpoint for a provider whose runtime defaults are runtimeBaseURL and
 // runtimeKey (from the runtime's deployment configuration). The runtime's key goes only to the runtime's own
 // endpoint: a Session that names another base_url gets only the api_key it configures itself, so a project key
-// holder cannot collect the deployment's provider credentials (DESIGN Decision 1: credentials are write-only and
+// holder cannot collect the deployment's provider credentials (docs/decisions.md §1: credentials are write-only and
 // come from configuration).
 func ResolveEndpoint(cfg agent.Config, runtimeBaseURL, runtimeKey string) Endpoint {
 	ep := Endpoint{Model: cfg.Model, BaseURL: runtimeBaseURL, APIKey: runtimeKey}

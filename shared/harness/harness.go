@@ -16,7 +16,7 @@ import (
 	"github.com/baton-run/baton/shared/statemachine"
 )
 
-// Kind is the harness kind this package implements (DESIGN Decision 2).
+// Kind is the harness kind this package implements (docs/decisions.md §2).
 const Kind = agent.HarnessBaton
 
 // Journal is where a step's output goes, durably and in order. *engine.Run implements it; each method is one

@@ -100,7 +100,7 @@ type Result struct {
 	IsError bool
 }
 
-// Tool is a function the model may call (seeds/000 "Functions"): Parameters is its JSON Schema.
+// Tool is a function the model may call (docs/agents-api.md §3.1): Parameters is its JSON Schema.
 type Tool struct {
 	Name        string
 	Description string
@@ -139,7 +139,7 @@ const ProtocolScripted = agent.ProtocolScripted
 // Providers.Model reports it as a *ConfigError.
 type Provider func(cfg agent.Config) (Model, error)
 
-// Providers maps x_baton.model_provider.protocol to its Provider (DESIGN Decision 1). A runtime builds one at
+// Providers maps x_baton.model_provider.protocol to its Provider (docs/decisions.md §1). A runtime builds one at
 // start-up with the providers it hosts; protocols without an entry are not available in that runtime.
 type Providers map[string]Provider
 

@@ -10,7 +10,7 @@ import (
 )
 
 // StructuredOutputError is a final answer that does not satisfy the Session's frozen text.format json_schema: it
-// is not one JSON value, or the value violates the schema (seeds/000 "Structured output": no repair, no coercion,
+// is not one JSON value, or the value violates the schema (docs/agents-api.md §3.6: no repair, no coercion,
 // no second loop). The runtime fails the activity task with the ASL error name Baton.StructuredOutputInvalid and
 // Cause as the cause; Settle fails the turn (docs/structured-output.md). Cause is safe to show: it names the
 // violated keyword locations, not the answer text.

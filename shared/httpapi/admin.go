@@ -13,7 +13,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 )
 
-// Admin API (DESIGN Decision 4): `Authorization: Bearer <admin key>`, no OpenAI-Beta.
+// Admin API (docs/decisions.md §4): `Authorization: Bearer <admin key>`, no OpenAI-Beta.
 
 var projectIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 

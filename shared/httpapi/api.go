@@ -15,13 +15,13 @@ import (
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
-// Body limits of the JSON body gate (spec/agents-api-rules.md §1.1; DESIGN Decision 10).
+// Body limits of the JSON body gate (docs/agents-api.md §1.1; docs/decisions.md §10).
 const (
 	DefaultMaxBodyBytes          = 1 << 20  // 1 MiB
 	DefaultMaxSessionCreateBytes = 16 << 20 // 16 MiB
 )
 
-// Stream defaults (DESIGN "Streams": REST API response streaming lasts at most 15 minutes and closes after 5 idle
+// Stream defaults (docs/decisions.md "Streams": REST API response streaming lasts at most 15 minutes and closes after 5 idle
 // minutes, so a stream sends keep-alives and ends cleanly before the limit).
 const (
 	DefaultPollInterval = 100 * time.Millisecond
@@ -223,7 +223,7 @@ func underPrefix(path, prefix string) bool {
 	return path == prefix || strings.HasPrefix(path, prefix+"/")
 }
 
-// checkBeta requires exactly one `OpenAI-Beta: agents=v1` header (spec/agents-api-rules.md §1.1).
+// checkBeta requires exactly one `OpenAI-Beta: agents=v1` header (docs/agents-api.md §1.1).
 func (a *api) checkBeta(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Values("OpenAI-Beta")
 	if len(v) == 1 && strings.TrimSpace(v[0]) == "agents=v1" {

@@ -16,7 +16,7 @@ import (
 // maxJSONDepth bounds nesting in a request body; deeper documents are malformed.
 const maxJSONDepth = 512
 
-// Body gate messages (spec/agents-api-rules.md §1.1).
+// Body gate messages (docs/agents-api.md §1.1).
 const (
 	messageContentType = "The request body must be JSON: set the Content-Type header to application/json."
 	messageInvalidUTF8 = "The request body is not valid UTF-8."
@@ -24,7 +24,7 @@ const (
 	messageNotObject   = "The request body must be a JSON object."
 )
 
-// readJSON applies the JSON body gate to r in the order of spec/agents-api-rules.md §1.1 and returns the body,
+// readJSON applies the JSON body gate to r in the order of docs/agents-api.md §1.1 and returns the body,
 // which is then one JSON object with no repeated member: Content-Type (application/json or application/*+json, any
 // case; a missing one is accepted only with an empty body), size (limit bytes → 413 request_too_large), UTF-8,
 // JSON syntax (trailing data, BOM, whitespace only, lone surrogate escapes), duplicate members at any depth, a

@@ -1,10 +1,10 @@
-// Package httpapi serves the OpenAI Agents API (beta `agents=v1`, spec/agents-api-wire.md §1.1–1.3), the AgentCore
-// Harness API (`/harnesses…`, `/identities…`; docs/agentcore.md) and Baton's admin API (`/admin/v1`, DESIGN
-// Decision 4) as one net/http handler on the engine. The same handler runs under
+// Package httpapi serves the OpenAI Agents API (beta `agents=v1`, docs/agents-api.md §W1.1–1.3), the AgentCore
+// Harness API (`/harnesses…`, `/identities…`; docs/agentcore.md) and Baton's admin API (`/admin/v1`, docs/decisions.md
+// §4) as one net/http handler on the engine. The same handler runs under
 // aws-lambda-go-api-proxy, under a response-streaming Lambda and under net/http locally; it uses no Lambda types.
 //
 // It owns the wire: the request gate (OpenAI-Beta, bearer key, request id and response headers), the JSON body
-// gate (spec/agents-api-rules.md §1.1), list parameters and envelopes, the SSE stream, and the one error writer that
+// gate (docs/agents-api.md §1.1), list parameters and envelopes, the SSE stream, and the one error writer that
 // maps engine errors to `{"error":{message,type,code,param}}`. Request validation is package admission; use cases
 // and storage are package engine and its Store. Resources render themselves (agent.Agent, session.Session, …).
 //

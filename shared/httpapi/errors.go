@@ -8,7 +8,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 )
 
-// Wire codes this package writes itself (spec/agents-api-rules.md §6).
+// Wire codes this package writes itself (docs/agents-api.md §6).
 const (
 	codeInvalidBeta               = "invalid_beta"
 	codeUnsupportedOperation      = "unsupported_operation"
@@ -38,7 +38,7 @@ type errorFields struct {
 	Param   *string `json:"param"`
 }
 
-// errorType derives the wire `type` from status and code (spec/agents-api-rules.md §6): 5xx → server_error,
+// errorType derives the wire `type` from status and code (docs/agents-api.md §6): 5xx → server_error,
 // 409 → conflict_error, the not_found_error and invalid_beta codes are their own type, else invalid_request_error.
 func errorType(status int, code string) string {
 	switch {

@@ -10,7 +10,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 )
 
-// List parameters (spec/agents-api-wire.md §2.4, spec/agents-api-rules.md §1.5).
+// List parameters (docs/agents-api.md §W2.4, §1.5).
 const (
 	defaultListLimit = 20
 	maxListLimit     = 100
@@ -40,7 +40,7 @@ func parseList(r *http.Request, clampLimit bool) (listQuery, error) {
 		}
 	}
 	lq := listQuery{page: engine.Page{After: q.Get("after"), Limit: defaultListLimit, Order: "desc"}, agentID: q.Get("agent_id")}
-	// metadata[key]=value filters (bracket syntax, spec/agents-api-wire.md §2.4); a repeated key is 400.
+	// metadata[key]=value filters (bracket syntax, docs/agents-api.md §W2.4); a repeated key is 400.
 	for k, v := range q {
 		if !strings.HasPrefix(k, "metadata[") || !strings.HasSuffix(k, "]") {
 			continue

@@ -11,7 +11,7 @@ import (
 
 // createSession: POST /v1/agents/sessions → 201 AgentSession, or with `"stream": true` a 201 SSE response that
 // starts with agent.session.created and carries every event of the Session from its creation until the first
-// agent.session.idle or agent.session.failed (spec/agents-api-rules.md §2.6 "Creation stream"). A Session created
+// agent.session.idle or agent.session.failed (docs/agents-api.md §2.6 "Creation stream"). A Session created
 // without input stays open the same way, because the SDK's helpers post the input on the events route. A same-key
 // retry with stream:true gets 201 with only the connection comment.
 func (a *api) createSession(w http.ResponseWriter, r *http.Request) {

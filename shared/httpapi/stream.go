@@ -18,8 +18,8 @@ const streamBatch = 100
 const sessionCheckInterval = time.Second
 
 // streamEvents: GET /v1/agents/sessions/{session_id}/events → 200 text/event-stream, live only: it starts after
-// the Session's latest committed event (spec/agents-api-rules.md §2.6). As a documented extension, a
-// `Last-Event-ID` of this Session's stream resumes right after that event (DESIGN "Streams"). The stream ends when
+// the Session's latest committed event (docs/agents-api.md §2.6). As a documented extension, a
+// `Last-Event-ID` of this Session's stream resumes right after that event (docs/decisions.md "Streams"). The stream ends when
 // the client disconnects, the Session is deleted, or Options.MaxStreamDuration elapses.
 func (a *api) streamEvents(w http.ResponseWriter, r *http.Request) {
 	s, err := a.eng.GetSession(r.Context(), project(r), r.PathValue("session_id"))
@@ -137,7 +137,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 }
 
 // frame renders one event as an SSE frame. The stored JSON is written as is (it is one line and never has a
-// top-level `error` key, spec/agents-api-wire.md §4.2); a multi-line value is compacted first.
+// top-level `error` key, docs/agents-api.md §W4.2); a multi-line value is compacted first.
 func frame(ev session.Event) []byte {
 	data := []byte(ev.Data)
 	if bytes.ContainsAny(data, "\r\n") {

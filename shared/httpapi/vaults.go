@@ -10,7 +10,7 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 )
 
-// Minimal Vaults routes (seeds/000 "HTTP MCP" bearer authentication; spec/agents-api-rules.md §3.5):
+// Minimal Vaults routes (docs/agents-api.md §3.5, bearer authentication):
 //
 //	POST /v1/vaults                          {name?, metadata?}                      → 201 vault
 //	GET  /v1/vaults                          → {object:"list", data:[vault…], has_more:false}

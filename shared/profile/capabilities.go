@@ -8,7 +8,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 )
 
-// Runtime capability names (spec/agents-api-rules.md §5.3, heartbeat `supported_agent_kinds[].capabilities`). A
+// Runtime capability names (docs/agents-api.md §5.3, heartbeat `supported_agent_kinds[].capabilities`). A
 // runtime advertises a subset; Requires says which ones a configuration's turns need.
 const (
 	CapSubagentObservations           = "subagent_observations"
@@ -44,12 +44,12 @@ const (
 )
 
 // Always are the capabilities every turn needs: Baton streams every turn, keeps it durable, and runs only
-// Environment `none` (DESIGN Decision 3). The other "always" names of §5.3 (steering, preparation, …) belong to the
+// Environment `none` (docs/decisions.md §3). The other "always" names of §5.3 (steering, preparation, …) belong to the
 // reference daemon protocol and have no Baton counterpart, so no runtime is asked for them.
 var Always = []string{CapStreaming, CapDurableTurns, CapEnvironmentNone}
 
 // Requires returns the runtime capabilities the turns of a Session with this effective configuration need
-// (spec/agents-api-rules.md §5.3), sorted and without duplicates: Always; function_tools for any function;
+// (docs/agents-api.md §5.3), sorted and without duplicates: Always; function_tools for any function;
 // tool_search for a tool_search declaration or a deferred function; structured_output and message_items for
 // text.format json_schema; mcp_http_tools for any MCP declaration, mcp_http_required for a required one,
 // mcp_http_bearer_auth when a credential is selected; programmatic_tool_calling_disable for an explicit PTC

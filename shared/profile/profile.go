@@ -6,8 +6,8 @@ import (
 )
 
 // Support says whether a harness kind supports one operation or limit. The zero value is invalid: every Profile
-// field of this type must be set explicitly (spec/agents-api-rules.md §5.2: "every capability field must be
-// explicitly Supported/Unsupported — zero value invalid").
+// field of this type must be set explicitly (docs/agents-api.md §5.2: every capability field is
+// declared Supported or Unsupported; the zero value is invalid).
 type Support uint8
 
 // Support values.
@@ -34,7 +34,7 @@ func (s Support) String() string {
 	}
 }
 
-// Harness kinds (DESIGN Decision 1: x_baton.harness; default Baton).
+// Harness kinds (docs/decisions.md §1: x_baton.harness; default Baton).
 const (
 	Baton     = "baton"
 	Codex     = "codex"
@@ -42,8 +42,8 @@ const (
 	MCode     = "mcode"
 )
 
-// Placements (spec/agents-api-rules.md §5.1): where a harness runs its workspace. Baton runs Environment `none`
-// only (DESIGN Decision 3).
+// Placements (docs/agents-api.md §5.1): where a harness runs its workspace. Baton runs Environment `none`
+// only (docs/decisions.md §3).
 const (
 	PlacementNone         = "none"
 	PlacementOpenAIHosted = "openai_hosted"
@@ -53,14 +53,14 @@ const (
 // AnyName is the pattern of a profile that constrains no MCP label or tool name (any nonempty string).
 const AnyName = `^(?s:.+)$`
 
-// Profile is what one harness kind supports (spec/agents-api-rules.md §5.2 and the per-harness lines of §3). Each
+// Profile is what one harness kind supports (docs/agents-api.md §5.2 and the per-harness lines of §3). Each
 // Support field reads "the kind supports …"; Unsupported means Session admission rejects it with 400
 // unsupported_or_invalid_configuration. Pattern fields are Go regular expressions a value must match (AnyName =
 // unconstrained); ReservedMCPLabels are labels the kind rejects (empty = none); Placements is non-empty.
 type Profile struct {
 	// Kind is the harness kind (x_baton.harness).
 	Kind string
-	// Runtime: Baton hosts a runtime of this kind (DESIGN Decision 2); only a kind with a runtime can execute.
+	// Runtime: Baton hosts a runtime of this kind (docs/decisions.md §2); only a kind with a runtime can execute.
 	Runtime Support
 	// Placements are the environment placements the kind runs in.
 	Placements []string
@@ -126,8 +126,8 @@ type Profile struct {
 	ServiceTierOtherThanAuto Support
 }
 
-// profiles are the declarations, one per harness kind (spec/agents-api-rules.md §5.2 "Engine profile values" and
-// the support matrix; `baton` is ours: what the baton harness and runtime do end to end).
+// profiles are the declarations, one per harness kind (docs/agents-api.md §5.2,
+// what each profile admits; `baton` is ours: what the baton harness and runtime do end to end).
 var profiles = map[string]Profile{
 	Baton: {
 		Kind:       Baton,
@@ -303,7 +303,7 @@ func (p Profile) Reserved(label string) bool { return slices.Contains(p.Reserved
 // HasPlacement reports whether the kind runs in the given placement.
 func (p Profile) HasPlacement(placement string) bool { return slices.Contains(p.Placements, placement) }
 
-// Check verifies the declaration invariants of spec/agents-api-rules.md §5.2 beyond field completeness: a
+// Check verifies the declaration invariants of docs/agents-api.md §5.2 beyond field completeness: a
 // service MCP origin needs placement none, an environment origin a workspace placement, bearer auth at least one
 // origin, and placements are non-empty. It returns the first violation.
 func (p Profile) Check() error {

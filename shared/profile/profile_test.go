@@ -60,7 +60,7 @@ func TestOnlyBatonHasARuntime(t *testing.T) {
 	for _, kind := range Kinds() {
 		p, _ := Of(kind)
 		if got, want := p.Runtime.OK(), kind == Baton; got != want {
-			t.Errorf("%s.Runtime = %v, want supported only for baton (DESIGN Decision 2)", kind, p.Runtime)
+			t.Errorf("%s.Runtime = %v, want supported only for baton (docs/decisions.md §2)", kind, p.Runtime)
 		}
 	}
 	if p, ok := Of(""); !ok || p.Kind != Baton {

@@ -1,6 +1,6 @@
 package runtime
 
-// Capabilities a runtime may advertise (spec/agents-api-rules.md §5 lists the full set admission knows).
+// Capabilities a runtime may advertise (docs/agents-api.md §5 lists the full set admission knows).
 const (
 	CapStreaming       = "streaming"
 	CapFunctionTools   = "function_tools"

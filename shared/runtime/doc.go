@@ -1,4 +1,4 @@
-// Package runtime owns the worker loop of a harness runtime container (DESIGN "Shape": runtimes/<kind>):
+// Package runtime owns the worker loop of a harness runtime container (docs/decisions.md "Shape": runtimes/<kind>):
 //   - registration: the runtime records {id, kind, capabilities, version, started_at, heartbeat_at, expires_at}
 //     with engine.RegisterRuntime at start, renews it every RegisterEvery (live until expires_at, a TTL), and
 //     deregisters on shutdown by writing a registration that expires at once;

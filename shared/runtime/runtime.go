@@ -65,7 +65,7 @@ type Config struct {
 	// ID is the runtime's id in the table (RUNTIME#<id>) and its activity worker name. Required.
 	ID string
 	// Kind is the harness kind it hosts; "" means harness.Kind ("baton"), the only kind with a runtime
-	// (DESIGN Decision 2). Any other value is rejected by New.
+	// (docs/decisions.md §2). Any other value is rejected by New.
 	Kind string
 	// ActivityARN is the Activity of its kind (BATON_ACTIVITY_ARN). Required.
 	ActivityARN string
@@ -458,7 +458,7 @@ func (r *Runtime) resolveModelKey(ctx context.Context, projectID string, cfg age
 
 // incapableError: the turn requires capabilities this runtime does not advertise (a rolling update, or a runtime
 // started with a restricted BATON_RUNTIME_CAPABILITIES); the task fails with Baton.RuntimeIncapable, which the
-// state machine retries so that another runtime takes it (DESIGN "Capabilities").
+// state machine retries so that another runtime takes it (docs/decisions.md "Capabilities").
 type incapableError struct{ missing []string }
 
 func (e *incapableError) Error() string {

@@ -2,7 +2,7 @@ package session
 
 import "encoding/json"
 
-// Event types Baton emits on a Session's stream (spec/agents-api-rules.md §2.6).
+// Event types Baton emits on a Session's stream (docs/agents-api.md §2.6).
 const (
 	EventSessionCreated        = "agent.session.created"
 	EventSessionInProgress     = "agent.session.in_progress"
@@ -24,7 +24,7 @@ const (
 
 // Event is one committed stream event. Seq orders a Session's events (1-based, gap-free); Data is the complete
 // JSON object sent as the SSE `data:` (it includes `type` and `event_id`, and never a top-level `error` key except
-// on the `error` event, spec/agents-api-wire.md §4.2).
+// on the `error` event, docs/agents-api.md §W4.2).
 type Event struct {
 	Seq    int64
 	ID     string

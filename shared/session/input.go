@@ -2,7 +2,7 @@ package session
 
 import "github.com/baton-run/baton/shared/agent"
 
-// Input event types accepted on POST …/events (spec/agents-api-wire.md §4.1).
+// Input event types accepted on POST …/events (docs/agents-api.md §W4.1).
 const (
 	InputMessage    = "agent.session.input.message"
 	InputToolResult = "agent.session.input.tool_result"

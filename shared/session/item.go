@@ -6,7 +6,7 @@ import (
 	"github.com/baton-run/baton/shared/jsonwire"
 )
 
-// Item types Baton produces (spec/agents-api-wire.md §4.6).
+// Item types Baton produces (docs/agents-api.md §W4.6).
 const (
 	ItemMessage            = "message"
 	ItemFunctionCall       = "function_call"
@@ -30,7 +30,7 @@ const (
 
 // Item is one durable history entry of a Session. Seq orders the Session's items (1-based, gap-free).
 // OutputIndex is the item's position among its Turn's output items (nil for input items: user messages and
-// function results, spec/agents-api-rules.md §2.4). Only the members of the item's Type are rendered.
+// function results, docs/agents-api.md §2.4). Only the members of the item's Type are rendered.
 type Item struct {
 	Seq         int64
 	ID          string

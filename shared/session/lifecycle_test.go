@@ -75,7 +75,7 @@ func TestAcceptResultFollowsTheResultsTable(t *testing.T) {
 	}
 }
 
-// sim is a turn parked on calls a and b, driven by the actors of the rendezvous (DESIGN Decision 7) against a model
+// sim is a turn parked on calls a and b, driven by the actors of the rendezvous (docs/decisions.md §7) against a model
 // of Step Functions: each AwaitResults attempt has one live task token; a send succeeds only for the live token,
 // and closes it.
 type sim struct {

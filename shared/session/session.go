@@ -7,7 +7,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 )
 
-// Status is a Session's status (spec/agents-api-rules.md §2.2).
+// Status is a Session's status (docs/agents-api.md §2.2).
 type Status string
 
 // Session statuses.
@@ -48,7 +48,7 @@ type Session struct {
 }
 
 // RequiredAction is a pending function call shown in `required_actions`
-// (`{type:"function_call", turn_id, call_id, name, arguments}`, seeds/000 "Required actions and recovery").
+// (`{type:"function_call", turn_id, call_id, name, arguments}`, docs/agents-api.md §4).
 type RequiredAction struct {
 	Type      string          `json:"type"`
 	TurnID    string          `json:"turn_id"`
@@ -74,9 +74,9 @@ func (u Usage) MarshalJSON() ([]byte, error) {
 	})
 }
 
-// MarshalJSON renders the AgentSession object (`object: "agent.session"`, spec/agents-api-wire.md §4.4). The
-// agent snapshot omits tool_search declarations (the pinned Session tool union has none, seeds/000 "Deferred
-// function discovery").
+// MarshalJSON renders the AgentSession object (`object: "agent.session"`, docs/agents-api.md §W4.4). The
+// agent snapshot omits tool_search declarations (the pinned Session tool union has none, docs/agents-api.md
+// §3.2).
 func (s Session) MarshalJSON() ([]byte, error) {
 	ag := s.Snapshot.Config.ResourceFields()
 	delete(ag, "metadata")

@@ -8,7 +8,7 @@ import (
 	"github.com/baton-run/baton/shared/jsonwire"
 )
 
-// TurnStatus is a Turn's status (spec/agents-api-wire.md §4.5).
+// TurnStatus is a Turn's status (docs/agents-api.md §W4.5).
 type TurnStatus string
 
 // Turn statuses. Completed, Failed and Cancelled are terminal.
@@ -31,7 +31,7 @@ func (s TurnStatus) Terminal() bool {
 // Round counts how many times the Turn has parked on function calls (0 = never); PendingCalls are the call ids of
 // the current round in call order; CallsTotal counts the calls of all rounds; Answered the call ids that have a
 // stored result. TokenRound is the round whose task token is stored; ResumedRound the last round whose resume was
-// claimed (DESIGN Decision 7). OutputCount is the number of output items so far (the next output_index).
+// claimed (docs/decisions.md §7). OutputCount is the number of output items so far (the next output_index).
 type Turn struct {
 	ID              string
 	SessionID       string
@@ -63,7 +63,7 @@ type Turn struct {
 	// arrive. Nil = none. Never rendered.
 	Queued []QueuedCall
 	// Requires are the runtime capabilities the turn needs (profile.Requires of the Session snapshot, computed once
-	// when the turn is opened; spec/agents-api-rules.md §5.3). A runtime that lacks one fails the task with
+	// when the turn is opened; docs/agents-api.md §5.3). A runtime that lacks one fails the task with
 	// Baton.RuntimeIncapable. Nil for turns written before the field existed: no requirement is checked.
 	Requires []string
 	// Config is the configuration this Turn runs with when it differs from the Session's snapshot: a front door's
@@ -84,7 +84,7 @@ type TurnError struct {
 	Message string `json:"message"`
 }
 
-// MarshalJSON renders the Turn object (`object: "agent.session.turn"`, spec/agents-api-wire.md §4.5).
+// MarshalJSON renders the Turn object (`object: "agent.session.turn"`, docs/agents-api.md §W4.5).
 func (t Turn) MarshalJSON() ([]byte, error) {
 	return jsonwire.Marshal(map[string]any{
 		"id":                   t.ID,
@@ -120,7 +120,7 @@ type Call struct {
 	ItemID    string
 }
 
-// ToolResult is the caller's answer to a Call, kept exactly as submitted (seeds/000 "Results"): Output and Error
+// ToolResult is the caller's answer to a Call, kept exactly as submitted (docs/agents-api.md §4): Output and Error
 // are nil when the member was absent and `null` when it was sent as null; field presence is part of its identity.
 type ToolResult struct {
 	TurnID  string

@@ -7,7 +7,7 @@ import (
 )
 
 // domainPackages import no AWS SDK, no Lambda types and no HTTP front door: they are the engine's rules and
-// records, reachable from every adapter (STYLE.md "Dependency direction").
+// records, reachable from every adapter (docs/internals.md "Dependency direction").
 var domainPackages = []string{
 	"github.com/baton-run/baton/shared/agent",
 	"github.com/baton-run/baton/shared/session",

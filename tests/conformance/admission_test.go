@@ -9,8 +9,8 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// The tool-declaration checklists of spec/agents-api-rules.md §3 (seeds/000 "Admission", "Functions", "Structured
-// output", "Deferred function discovery", "Web search and programmatic tool calling", "HTTP MCP"), one table per
+// The tool-declaration checklists of docs/agents-api.md §3 (§3.1 functions, §3.6 structured
+// output, §3.2 deferred function discovery, §3.3–§3.4 web search and programmatic tool calling, §3.5 HTTP MCP), one table per
 // stage:
 //   - Stage A (protocol validation) rejects the same declaration on saved Agent create and on Session create with an
 //     inline agent: 400, type and code invalid_request_error, param the JSON path (prefixed `agent.` on Session
@@ -388,7 +388,7 @@ func TestStageBAdmitsWhatItQualifies(t *testing.T) {
 }
 
 // TestSavedAgentsKeepEveryDeclaration: saving resolves the documented defaults and keeps declarations that execution
-// would reject (spec/agents-api-rules.md §2.1, §3.3–§3.6).
+// would reject (docs/agents-api.md §2.1, §3.3–§3.6).
 func TestSavedAgentsKeepEveryDeclaration(t *testing.T) {
 	t.Parallel()
 	st := stack.Shared(t)

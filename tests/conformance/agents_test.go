@@ -14,7 +14,7 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// Saved Agents (spec/agents-api-rules.md §1.2, §2.1; spec/agents-api-wire.md §1.1, §3.1–§3.3).
+// Saved Agents (docs/agents-api.md §1.2, §2.1; docs/agents-api.md §W1.1, §W3.1–§W3.3).
 
 func TestAgentCreateAndRetrieve(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,7 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// The request gate (spec/agents-api-rules.md §1.1; DESIGN Decision 4): the beta header, bearer keys bound to a
+// The request gate (docs/agents-api.md §1.1; docs/decisions.md §4): the beta header, bearer keys bound to a
 // project, identical 404s, 405 with Allow, unknown routes, X-Request-Id, and the JSON body gate.
 
 const betaMessage = "To access the Agents API, set the 'OpenAI-Beta' header to 'agents=v1'."
@@ -232,7 +232,7 @@ func TestHeadRunsTheGetWithoutABody(t *testing.T) {
 	}
 }
 
-// TestKeysAreStoredHashed: no item of the table holds a project API key in clear (DESIGN Decision 4).
+// TestKeysAreStoredHashed: no item of the table holds a project API key in clear (docs/decisions.md §4).
 func TestKeysAreStoredHashed(t *testing.T) {
 	t.Parallel()
 	st, _, _ := stackClient(t)
@@ -319,7 +319,7 @@ func TestEveryResponseCarriesAFreshRequestID(t *testing.T) {
 	}
 }
 
-// TestJSONBodyGate runs the body gate cases of spec/agents-api-rules.md §1.1 in their documented order; each is
+// TestJSONBodyGate runs the body gate cases of docs/agents-api.md §1.1 in their documented order; each is
 // 400 invalid_request_error (413 request_too_large for sizes) with a null param.
 func TestJSONBodyGate(t *testing.T) {
 	t.Parallel()

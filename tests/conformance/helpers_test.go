@@ -29,7 +29,7 @@ const (
 	waitTimeout = 30 * time.Second // one awaited state or event
 )
 
-// requestIDPattern is the X-Request-Id format (spec/agents-api-rules.md §1.1).
+// requestIDPattern is the X-Request-Id format (docs/agents-api.md §1.1).
 var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{32}$`)
 
 // stackClient returns the shared stack, its SDK client (no retries) and a context bounded by testTimeout.

@@ -10,8 +10,8 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// Idempotency-Key on Session create and events POST (spec/agents-api-rules.md §1.3, §1.4; spec/agents-api-wire.md
-// §2.2, §2.3): same key and same body → the original response and no second turn; same key, different body → 409
+// Idempotency-Key on Session create and events POST (docs/agents-api.md §1.3, §1.4, §W2.2,
+// §W2.3): same key and same body → the original response and no second turn; same key, different body → 409
 // idempotency_conflict with x-should-retry: false.
 
 func TestIdempotentSessionCreate(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// Session semantics and cancel (spec/agents-api-rules.md §2.2, §2.6, §4 "Cancel semantics"; seeds/000 "Functions";
-// DESIGN Decisions 8 and 9).
+// Session semantics and cancel (docs/agents-api.md §2.2, §2.6, §4 "Cancel semantics"; docs/agents-api.md §3.1;
+// docs/decisions.md §8 and §9).
 
 // executionStatus reads a turn's Step Functions execution (its name is the turn id).
 func executionStatus(t *testing.T, ctx context.Context, st *stack.Stack, turnID string) string {
@@ -44,7 +44,7 @@ func TestCancelStopsAParkedTurn(t *testing.T) {
 	turnID := first.TurnID
 	rec := record(t, ctx, client, s.ID)
 
-	// A partial batch: the first call answered; both stay required until the turn resumes (DESIGN Decision 8).
+	// A partial batch: the first call answered; both stay required until the turn resumes (docs/decisions.md §8).
 	postEvents(t, ctx, client, s.ID, toolResult(turnID, first.CallID, "sunny"))
 	if got := getSession(t, ctx, client, s.ID); got.Status != "requires_action" || len(got.RequiredActions) != 2 {
 		t.Errorf("after a partial batch: %s with %d required actions, want requires_action with 2", got.Status, len(got.RequiredActions))
@@ -110,7 +110,7 @@ func TestCancelStopsAParkedTurn(t *testing.T) {
 	})
 }
 
-// TestEventBatchesAreAtomic: a batch is admitted or rejected as a unit (spec/agents-api-rules.md §4 "Atomic
+// TestEventBatchesAreAtomic: a batch is admitted or rejected as a unit (docs/agents-api.md §4 "Atomic
 // batches").
 func TestEventBatchesAreAtomic(t *testing.T) {
 	t.Parallel()
@@ -258,7 +258,7 @@ func TestSessionStatusFollowsTurns(t *testing.T) {
 }
 
 // TestUsageIsNullWhenATurnIsUnmeasured: a turn that ends without measured usage leaves its own and the session's
-// usage null — unknown, never zero (spec/agents-api-rules.md §2.2).
+// usage null — unknown, never zero (docs/agents-api.md §2.2).
 func TestUsageIsNullWhenATurnIsUnmeasured(t *testing.T) {
 	t.Parallel()
 	st, client, ctx := stackClient(t)

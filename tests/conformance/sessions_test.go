@@ -17,8 +17,8 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// Sessions, events, turns and items (spec/agents-api-rules.md §1.3–§1.5, §2.2–§2.6; spec/agents-api-wire.md §1.2,
-// §1.3, §3.4, §4; DESIGN Decision 3: a `none` Session may be created without input).
+// Sessions, events, turns and items (docs/agents-api.md §1.3–§1.5, §2.2–§2.6; docs/agents-api.md §W1.2,
+// §1.3, §3.4, §4; docs/decisions.md §3: a `none` Session may be created without input).
 
 func TestSessionCreate(t *testing.T) {
 	t.Parallel()
@@ -173,7 +173,7 @@ func TestSessionCreate(t *testing.T) {
 			t.Errorf("user messages (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("an idle session without input is allowed (DESIGN Decision 3)", func(t *testing.T) {
+	t.Run("an idle session without input is allowed (docs/decisions.md §3)", func(t *testing.T) {
 		t.Parallel()
 		s := newSession(t, ctx, client, agentID, "")
 		if s.Status != "idle" || len(listTurns(t, ctx, client, s.ID)) != 0 {
@@ -190,7 +190,7 @@ func TestSessionCreate(t *testing.T) {
 		r := raw(t, st, http.MethodPost, "/v1/agents/sessions", map[string]any{"agent_id": agentID})
 		wantErrorBody(t, "create", r, 400, errorBody("Missing required parameter: 'environment'.", "invalid_request_error", ptr("invalid_request_error"), ptr("environment")))
 	})
-	t.Run("hosted environments are unsupported (DESIGN Decision 3)", func(t *testing.T) {
+	t.Run("hosted environments are unsupported (docs/decisions.md §3)", func(t *testing.T) {
 		t.Parallel()
 		r := raw(t, st, http.MethodPost, "/v1/agents/sessions", map[string]any{"agent_id": agentID, "environment": map[string]any{"type": "openai_hosted"}})
 		if e := r.Error(); r.Status != 400 || e.Code == nil || *e.Code != "unsupported_or_invalid_configuration" || e.Param != nil {

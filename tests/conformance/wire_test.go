@@ -371,7 +371,7 @@ func TestWireCreationStream(t *testing.T) {
 }
 
 // TestWireCancelMidMessage cancels a turn while its assistant message is streaming: the message must not stay
-// `in_progress` in the item history (spec/agents-api-rules.md §2.4: cancelled/failed Turns mark unfinished Items
+// `in_progress` in the item history (docs/agents-api.md §2.4: cancelled/failed Turns mark unfinished Items
 // `incomplete`) and keep the text streamed so far. The model streams slowly (chunk_delay_ms), so the cancel meets a
 // turn that writes the Session with every flush: the cancel must win, never answer 500 (it fences the turn off).
 func TestWireCancelMidMessage(t *testing.T) {

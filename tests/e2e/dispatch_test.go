@@ -12,7 +12,7 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// Capability-gated dispatch (issue 4 Deliver 1; seeds/000 "Admission": "Before dispatch, the selected Runtime must
+// Capability-gated dispatch (issue 4 Deliver 1; docs/agents-api.md §3: "Before dispatch, the selected Runtime must
 // also advertise the operation's capability"), on a stack of its own with no runtime of baton-local's.
 //
 // Step 1: the only live runtime lacks function_tools, which a message to an agent with a function needs → 503

@@ -39,8 +39,8 @@ func weatherScript() map[string]any {
 	}
 }
 
-// newWeatherAgent creates the spec/agents-api-wire.md §7 agent (function tool get_weather) with weatherScript,
-// through the official SDK with x_baton as an extra field (DESIGN Decision 1).
+// newWeatherAgent creates the docs/agents-api.md §W7 agent (function tool get_weather) with weatherScript,
+// through the official SDK with x_baton as an extra field (docs/decisions.md §1).
 func newWeatherAgent(t *testing.T, ctx context.Context, client openai.Client) *openai.Agent {
 	t.Helper()
 	params := openai.BetaAgentNewParams{
@@ -64,7 +64,7 @@ func newWeatherAgent(t *testing.T, ctx context.Context, client openai.Client) *o
 	return a
 }
 
-// newIdleSession creates a Session of agentID with environment none and no input (DESIGN Decision 3).
+// newIdleSession creates a Session of agentID with environment none and no input (docs/decisions.md §3).
 func newIdleSession(t *testing.T, ctx context.Context, client openai.Client, agentID string) *openai.AgentSession {
 	t.Helper()
 	s, err := client.Beta.Agents.Sessions.New(ctx, openai.BetaAgentSessionNewParams{
@@ -305,15 +305,15 @@ func token(e wireEvent) string {
 }
 
 // assistantMessage is the token pattern of one assistant message with the given phase
-// (spec/agents-api-rules.md §2.6 "Assistant message").
+// (docs/agents-api.md §2.6 "Assistant message").
 func assistantMessage(phase string) string {
 	return `item\.added\(message/assistant/` + phase + `\) content_part\.added (output_text\.delta )+output_text\.done content_part\.done item\.done\(message/assistant/` + phase + `\) `
 }
 
 // inlineRoundTripOrder is the event order of a root turn that calls `calls` functions in one response, waits for
-// their results and answers (spec/agents-api-rules.md §2.6, "Typical SSE sequence for a turn that calls a function
-// and resumes"). The agent.session.in_progress at the resume is optional: §2.6 leaves it out, the §7 scenario of
-// spec/agents-api-wire.md shows it, and it is the session's status change from requires_action.
+// their results and answers (docs/agents-api.md §2.6, the order rules for a turn that calls a function
+// and resumes). The agent.session.in_progress at the resume is optional: §2.6 leaves it out, the §W7 scenario of
+// docs/agents-api.md shows it, and it is the session's status change from requires_action.
 func inlineRoundTripOrder(calls int) *regexp.Regexp {
 	fc := strings.Repeat(`item\.added\(function_call\) item\.done\(function_call\) `, calls)
 	fco := strings.Repeat(`item\.added\(function_call_output\) `, calls)

@@ -339,7 +339,7 @@ func TestProviderRoundTripThroughTheLocalStack(t *testing.T) {
 }
 
 // TestBedrockRoundTripThroughTheLocalStack starts a stack of its own: the Bedrock endpoint comes only from the
-// runtime's deployment configuration (AWS_ENDPOINT_URL_BEDROCK_RUNTIME), never from the agent (DESIGN Decision 1).
+// runtime's deployment configuration (AWS_ENDPOINT_URL_BEDROCK_RUNTIME), never from the agent (docs/decisions.md §1).
 func TestBedrockRoundTripThroughTheLocalStack(t *testing.T) {
 	t.Parallel()
 	fake := newFakeModel(t, bedrockWire)

@@ -12,8 +12,8 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// Tool results over raw HTTP, case by case: the "Results" table of seeds/000 with the wire choices of DESIGN
-// Decision 9 (messages and codes) and spec/agents-api-rules.md §4.
+// Tool results over raw HTTP, case by case: the results table of docs/agents-api.md §4 with the wire choices of docs/decisions.md
+// §9 (messages and codes).
 
 func eventsPath(sessionID string) string { return "/v1/agents/sessions/" + sessionID + "/events" }
 
@@ -34,7 +34,7 @@ func wantAccepted(t *testing.T, what string, r stack.Response) {
 }
 
 // wantConflict checks a deterministic 409: type conflict_error and x-should-retry: false (so the SDK does not
-// retry it, spec/agents-api-wire.md §2.3).
+// retry it, docs/agents-api.md §W2.3).
 func wantConflict(t *testing.T, what string, r stack.Response) {
 	t.Helper()
 	e := r.Error()
@@ -46,7 +46,7 @@ func wantConflict(t *testing.T, what string, r stack.Response) {
 	}
 }
 
-// wantUnknownCall checks the exact 400 the SDK's Sessions.Stream helper depends on (DESIGN Decision 9).
+// wantUnknownCall checks the exact 400 the SDK's Sessions.Stream helper depends on (docs/decisions.md §9).
 func wantUnknownCall(t *testing.T, what string, r stack.Response, callID string) {
 	t.Helper()
 	e := r.Error()
@@ -219,7 +219,7 @@ func TestToolResults(t *testing.T) {
 		}
 		paris, rome := actions[0].CallID, actions[1].CallID
 		wantAccepted(t, "result of the first call", postRaw(t, st, sid, resultEvent(turnID, paris, "sunny")))
-		// A partial batch leaves both calls pending (DESIGN Decision 8).
+		// A partial batch leaves both calls pending (docs/decisions.md §8).
 		if s := getSession(t, ctx, client, sid); s.Status != "requires_action" || len(s.RequiredActions) != 2 {
 			t.Errorf("after a partial answer the session is %s with %d required actions, want requires_action with 2", s.Status, len(s.RequiredActions))
 		}

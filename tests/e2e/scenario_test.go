@@ -10,7 +10,7 @@ import (
 	"github.com/openai/openai-go/v3"
 )
 
-// TestInlineFunctionRoundTripWithRawSDKCalls is the scenario of spec/agents-api-wire.md §7 step by step: the turn
+// TestInlineFunctionRoundTripWithRawSDKCalls is the scenario of docs/agents-api.md §W7 step by step: the turn
 // hands get_weather to the caller, waits with a required action, resumes on the tool result and answers with it.
 func TestInlineFunctionRoundTripWithRawSDKCalls(t *testing.T) {
 	t.Parallel()
@@ -183,7 +183,7 @@ func checkRoundTripItems(t *testing.T, items []wireItem, callID, output string) 
 	}
 }
 
-// checkOutputIndexes checks output_index on item events (spec/agents-api-rules.md §2.4): it counts output items
+// checkOutputIndexes checks output_index on item events (docs/agents-api.md §2.4): it counts output items
 // only — user messages and function results carry null — and an item's added and done events agree.
 func checkOutputIndexes(t *testing.T, events []wireEvent) {
 	t.Helper()

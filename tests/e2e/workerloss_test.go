@@ -32,8 +32,8 @@ func slowScript() map[string]any {
 	}
 }
 
-// Worker loss (issue 4 Deliver 7; seeds/000 "The Worker fails previously claimed work without replay after
-// execution loss"): the runtime is its own OS process, SIGKILLed while it runs the step that follows an admitted tool
+// Worker loss (issue 4 Deliver 7; docs/agents-api.md §4: after an execution loss, claimed work fails
+// without replay): the runtime is its own OS process, SIGKILLed while it runs the step that follows an admitted tool
 // result. The task times out after the heartbeat timeout; the state machine's Catch → Settle fails the turn; a
 // second runtime that is live the whole time never replays it; the admitted result stays stored; new input starts a
 // new turn that completes on the second runtime.

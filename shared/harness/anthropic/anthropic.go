@@ -23,7 +23,7 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// Protocol is the x_baton.model_provider.protocol this package serves (DESIGN Decision 1).
+// Protocol is the x_baton.model_provider.protocol this package serves (docs/decisions.md §1).
 const Protocol = "anthropic_messages"
 
 // MaxTokens is the max_tokens of every request (the Messages API requires one); a response that reaches it fails

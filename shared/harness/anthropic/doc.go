@@ -1,5 +1,5 @@
 // Package anthropic owns the `anthropic_messages` model provider of the baton harness
-// (x_baton.model_provider.protocol "anthropic_messages", DESIGN Decision 1; issue 4 "Model providers"): the Anthropic
+// (x_baton.model_provider.protocol "anthropic_messages", docs/decisions.md §1; issue 4 "Model providers"): the Anthropic
 // Messages API, streamed, through github.com/anthropics/anthropic-sdk-go/v2. A compatible endpoint works by
 // x_baton.model_provider.base_url.
 //

@@ -24,7 +24,7 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// Protocol is the x_baton.model_provider.protocol this package serves (DESIGN Decision 1).
+// Protocol is the x_baton.model_provider.protocol this package serves (docs/decisions.md §1).
 const Protocol = "bedrock_converse"
 
 // EmptyToolResult is the text sent as a toolResult's content when the caller's result has no output: Bedrock
@@ -47,7 +47,7 @@ func Register(p harness.Providers, awsCfg aws.Config, optFns ...func(*bedrockrun
 
 // Provider returns the harness.Provider of Protocol on client. The provider rejects (with an error naming the
 // member, never its value) a configuration that sets x_baton.model_provider.base_url or api_key — the Bedrock
-// endpoint and credentials come only from deployment configuration (DESIGN Decision 1) — or that has no model id
+// endpoint and credentials come only from deployment configuration (docs/decisions.md §1) — or that has no model id
 // (x_baton.model_provider.model, else the Agent's model).
 func Provider(client Converser) harness.Provider {
 	return func(cfg agent.Config) (harness.Model, error) {

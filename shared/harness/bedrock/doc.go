@@ -1,5 +1,5 @@
 // Package bedrock owns the `bedrock_converse` model provider of the baton harness (x_baton.model_provider.protocol
-// "bedrock_converse", DESIGN Decision 1; issue 4 "Model providers"): Amazon Bedrock's ConverseStream operation through
+// "bedrock_converse", docs/decisions.md §1; issue 4 "Model providers"): Amazon Bedrock's ConverseStream operation through
 // aws-sdk-go-v2's bedrockruntime client.
 //
 // Configuration: the model id is x_baton.model_provider.model, else the Agent's `model`. Region, endpoint and

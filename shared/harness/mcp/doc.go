@@ -1,5 +1,5 @@
 // Package mcp owns the baton harness's HTTP MCP client: harness.MCPConnector implemented with the official
-// github.com/modelcontextprotocol/go-sdk client over streamable HTTP (DESIGN "Libraries"; seeds/000 "HTTP MCP").
+// github.com/modelcontextprotocol/go-sdk client over streamable HTTP (docs/decisions.md "Libraries"; docs/agents-api.md §3.5).
 //
 // Connect initializes one client session per server and call; ListTools pages through tools/list; CallTool sends
 // tools/call and maps the result (docs/mcp.md "Results"): the structuredContent as the output when the server

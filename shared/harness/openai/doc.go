@@ -1,5 +1,5 @@
 // Package openai owns the `openai_responses` and `openai_chat` model providers of the baton harness
-// (x_baton.model_provider.protocol, DESIGN Decision 1; issue 4 "Model providers"): the OpenAI Responses API and the
+// (x_baton.model_provider.protocol, docs/decisions.md §1; issue 4 "Model providers"): the OpenAI Responses API and the
 // Chat Completions API, streamed, through github.com/openai/openai-go/v3. Any compatible endpoint (vLLM, Ollama,
 // a gateway) works by x_baton.model_provider.base_url.
 //

@@ -23,7 +23,7 @@ import (
 	"github.com/baton-run/baton/shared/harness"
 )
 
-// Protocols this package serves (x_baton.model_provider.protocol, DESIGN Decision 1).
+// Protocols this package serves (x_baton.model_provider.protocol, docs/decisions.md §1).
 const (
 	// ProtocolResponses is the OpenAI Responses API (POST {base_url}/responses, streamed).
 	ProtocolResponses = "openai_responses"

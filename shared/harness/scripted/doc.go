@@ -1,6 +1,6 @@
 // Package scripted owns the deterministic `scripted` model provider (x_baton.model_provider.protocol
 // "scripted", the default): the model the local stack runs unless a real provider is configured, and the one the
-// tests use. Its behaviour rides in the Session snapshot's x_baton.script (DESIGN Decision 1); nothing else in
+// tests use. Its behaviour rides in the Session snapshot's x_baton.script (docs/decisions.md §1); nothing else in
 // Baton special-cases it — it is a harness.Model like any other.
 //
 // # Script format

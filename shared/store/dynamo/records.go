@@ -250,7 +250,7 @@ func callFromItem(r callRecord) session.Call {
 }
 
 // resultRecord keeps a tool result exactly as submitted: output and error are stored as their raw JSON text, and
-// an absent member is an absent attribute (presence is part of the result's identity, seeds/000 "Results").
+// an absent member is an absent attribute (presence is part of the result's identity, docs/agents-api.md §4).
 type resultRecord struct {
 	PK      string  `dynamodbav:"pk"`
 	SK      string  `dynamodbav:"sk"`

@@ -65,7 +65,7 @@ func TestBoto3ControlPlane(t *testing.T) {
 	}
 }
 
-// TestBoto3SeedExamples runs the seed's boto3 examples (testdata/seed_inline.py): the six-tool list at invoke, and
+// TestBoto3SeedExamples runs the guide's boto3 examples (testdata/seed_inline.py): the six-tool list at invoke, and
 // the get_weather inline-function flow verbatim — the handoff ends with stopReason tool_use, the client captures the
 // toolUse id and its streamed input, and the follow-up toolResult resumes the turn to its final answer.
 func TestBoto3SeedExamples(t *testing.T) {
@@ -78,7 +78,7 @@ func TestBoto3SeedExamples(t *testing.T) {
 	}
 	p := newProject(t, "boto3seed")
 	// boto3 1.43's model of bedrockModelConfig has no additionalParams, so the harness that selects the scripted
-	// model (docs/agentcore.md) is created with the Go client; the seed's examples need only its ARN.
+	// model (docs/agentcore.md) is created with the Go client; the guide's examples need only its ARN.
 	script := map[string]any{"rules": []any{
 		map[string]any{"when": map[string]any{"user_contains": "weather"}, "calls": []any{map[string]any{"name": "get_weather", "arguments": map[string]any{"city": "Seattle"}}}},
 		map[string]any{"when": map[string]any{"after_tool": "get_weather"}, "reply": `In Seattle: {{tool_output "get_weather"}}`},
@@ -120,6 +120,6 @@ func TestBoto3SeedExamples(t *testing.T) {
 		"followUpStops": []any{"tool_result", "end_turn"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("the seed's examples saw (-want +got):\n%s", diff)
+		t.Fatalf("the guide's examples saw (-want +got):\n%s", diff)
 	}
 }

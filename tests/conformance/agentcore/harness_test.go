@@ -16,7 +16,7 @@ import (
 )
 
 // TestHarnessLifecycle drives every harness and endpoint operation through the official client: create with the
-// seed's tool list, get, list, PATCH updates that each make a new version, reads of an old version, endpoints
+// guide's tool list, get, list, PATCH updates that each make a new version, reads of an old version, endpoints
 // pinned to versions, DEFAULT following the latest, delete.
 func TestHarnessLifecycle(t *testing.T) {
 	t.Parallel()

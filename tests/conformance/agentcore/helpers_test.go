@@ -90,7 +90,7 @@ func inlineTool(name string) types.HarnessTool {
 		}}}
 }
 
-// seedTools is the six-tool list of the seed's "Add tools" example (all five tool types with their exact shapes).
+// seedTools is the six-tool list of the guide's "Add tools" example (all five tool types with their exact shapes).
 func seedTools() []types.HarnessTool {
 	return []types.HarnessTool{
 		{Type: types.HarnessToolTypeRemoteMcp, Name: aws.String("exa"),

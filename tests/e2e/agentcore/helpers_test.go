@@ -55,7 +55,7 @@ func script() map[string]any {
 	}
 }
 
-// weatherTool is the seed's get_weather inline function.
+// weatherTool is the guide's get_weather inline function.
 func weatherTool() cptypes.HarnessTool {
 	return cptypes.HarnessTool{Type: cptypes.HarnessToolTypeInlineFunction, Name: aws.String("get_weather"),
 		Config: &cptypes.HarnessToolConfigurationMemberInlineFunction{Value: cptypes.HarnessInlineFunctionConfig{
@@ -240,7 +240,7 @@ type toolUse struct {
 	ID, Name, Input string
 }
 
-// toolUses collects the toolUse blocks the way the seed's client does: by block index.
+// toolUses collects the toolUse blocks the way the guide's client does: by block index.
 func toolUses(frames []frame) []toolUse {
 	var out []toolUse
 	open := map[int32]int{}

@@ -50,7 +50,7 @@ func TestInlinePauseThenFollowUpResumes(t *testing.T) {
 		}
 		msgs := []dptypes.HarnessMessage{toolResults(uses[0].ID, "72F, partly cloudy")}
 		if resend {
-			// The seed allows re-sending the assistant toolUse; Baton ignores that copy.
+			// The guide allows re-sending the assistant toolUse; Baton ignores that copy.
 			msgs = append([]dptypes.HarnessMessage{{Role: dptypes.HarnessConversationRoleAssistant, Content: []dptypes.HarnessContentBlock{
 				&dptypes.HarnessContentBlockMemberToolUse{Value: dptypes.HarnessToolUseBlock{ToolUseId: aws.String(uses[0].ID), Name: aws.String("get_weather"), Input: dpdoc.NewLazyDocument(map[string]any{"city": "Paris"})}}}}}, msgs...)
 		}

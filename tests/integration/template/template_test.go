@@ -27,7 +27,7 @@ func load(t *testing.T) *template.Template {
 	return tpl
 }
 
-// skipOrFail skips a test whose tool is missing, except under CI=true (DESIGN Decision 12).
+// skipOrFail skips a test whose tool is missing, except under CI=true (docs/decisions.md §12).
 func skipOrFail(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if os.Getenv("CI") == "true" {

@@ -1,4 +1,4 @@
-"""boto3 smoke of Baton's AgentCore control plane: the seed's tool list at create, get, an update (boto3 1.43's model has no harness versions operations), the typed not-found error, and a token-vault provider. Reads BATON_AGENTCORE_ENDPOINT, AWS_ACCESS_KEY_ID,
+"""boto3 smoke of Baton's AgentCore control plane: the guide's tool list at create, get, an update (boto3 1.43's model has no harness versions operations), the typed not-found error, and a token-vault provider. Reads BATON_AGENTCORE_ENDPOINT, AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY; prints one JSON line with what it saw; exits non-zero on any failure."""
 import json
 import os

@@ -1,4 +1,4 @@
-"""The seed's two boto3 examples against Baton's local stack, unchanged but for how the clients are built (endpoint,
+"""The guide's two boto3 examples against Baton's local stack, unchanged but for how the clients are built (endpoint,
 credentials, region): the six-tool `tools` list at create and at invoke, and the `get_weather` inline-function flow
 (streamed toolUse capture, then the follow-up toolResult). The harness runs the scripted model (docs/agentcore.md:
 modelId baton.scripted). Reads BATON_AGENTCORE_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, HARNESS_ARN;
@@ -26,7 +26,7 @@ client = make("bedrock-agentcore")
 # The harness (scripted model, created by the Go test: boto3 1.43's model lacks bedrockModelConfig.additionalParams).
 HARNESS_ARN = os.environ["HARNESS_ARN"]
 
-# The seed's "Add tools" list (six tool types' shapes), at invoke: admitted, carried, the turn answers.
+# The guide's "Add tools" list (six tool types' shapes), at invoke: admitted, carried, the turn answers.
 six_tools = [
     {"type": "remote_mcp", "name": "exa", "config": {"remoteMcp": {"url": "https://mcp.exa.ai/mcp"}}},
     {"type": "agentcore_gateway", "name": "my-gateway", "config": {"agentCoreGateway": {
@@ -44,7 +44,7 @@ plain_stops = [e["messageStop"]["stopReason"] for e in plain["stream"] if "messa
 
 SESSION_ID = str(uuid.uuid4())
 
-# ---- the seed's inline-function example, verbatim from here ----
+# ---- the guide's inline-function example, verbatim from here ----
 tools = [{
     "type": "inline_function",
     "name": "get_weather",
@@ -115,9 +115,9 @@ response = client.invoke_harness(
         }],
     }],
 )
-# ---- end of the seed's example ----
+# ---- end of the guide's example ----
 
-# Consume response["stream"] (the seed: the streamed tool result and any subsequent agent output).
+# Consume response["stream"] (the guide: the streamed tool result and any subsequent agent output).
 text, stops = "", []
 for event in response["stream"]:
     if "contentBlockDelta" in event:
