@@ -249,3 +249,29 @@ func TestVaultReferences(t *testing.T) {
 		t.Fatalf("plain value changed: %q", got)
 	}
 }
+
+func TestLiteralHeaderValuesAreRedactedInReadsAndKeptOnUpdate(t *testing.T) {
+	t.Parallel()
+	ref := "${arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/k}"
+	tools := []agentcore.Tool{{Type: "remote_mcp", Name: "exa", Config: &agentcore.ToolConfig{RemoteMCP: &agentcore.RemoteMCP{
+		URL: "https://mcp.example.com/mcp", Headers: map[string]string{"x-api-key": "literal-secret", "x-ref": ref, "authorization": "Bearer " + ref}}}}}
+	read := agentcore.RedactHeaders(tools)
+	want := map[string]string{"x-api-key": agentcore.RedactedHeaderValue, "x-ref": ref, "authorization": "Bearer " + ref}
+	if diff := cmp.Diff(want, read[0].Config.RemoteMCP.Headers); diff != "" {
+		t.Errorf("redacted headers (-want +got):\n%s", diff)
+	}
+	if tools[0].Config.RemoteMCP.Headers["x-api-key"] != "literal-secret" {
+		t.Fatal("RedactHeaders modified its input")
+	}
+	// A client that read the harness and sends its tools back (with one more header) keeps the stored secret.
+	body := `{"tools":[{"type":"remote_mcp","name":"exa","config":{"remoteMcp":{"url":"https://mcp.example.com/mcp",` +
+		`"headers":{"x-api-key":"` + agentcore.RedactedHeaderValue + `","x-new":"v"}}}}]}`
+	u, err := agentcore.ParseUpdateHarness([]byte(body))
+	if err != nil {
+		t.Fatalf("ParseUpdateHarness: %v", err)
+	}
+	got := u.Apply(agentcore.HarnessConfig{Tools: tools})
+	if diff := cmp.Diff(map[string]string{"x-api-key": "literal-secret", "x-new": "v"}, got.Tools[0].Config.RemoteMCP.Headers); diff != "" {
+		t.Errorf("headers after the update (-want +got):\n%s", diff)
+	}
+}

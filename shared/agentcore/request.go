@@ -338,7 +338,7 @@ func (u HarnessUpdate) Apply(old HarnessConfig) HarnessConfig {
 		n.SystemPrompt = u.cfg.SystemPrompt
 	}
 	if s["tools"] {
-		n.Tools = u.cfg.Tools
+		n.Tools = restoreRedactedHeaders(u.cfg.Tools, old.Tools)
 	}
 	if s["skills"] {
 		n.Skills = u.cfg.Skills

@@ -78,7 +78,7 @@ func (a *api) harnessView(h engine.Harness) (harnessView, error) {
 	return harnessView{
 		HarnessID: h.ID, HarnessName: h.Name, ARN: h.ARN, Status: h.Status, HarnessVersion: engine.FormatVersion(h.Version),
 		ExecutionRoleARN: cfg.ExecutionRoleARN, CreatedAt: rfc3339(h.CreatedAt), UpdatedAt: rfc3339(h.UpdatedAt),
-		Model: cfg.Model, SystemPrompt: cfg.SystemPrompt, Tools: cfg.Tools, Skills: cfg.Skills, AllowedTools: cfg.AllowedTools,
+		Model: cfg.Model, SystemPrompt: cfg.SystemPrompt, Tools: agentcore.RedactHeaders(cfg.Tools), Skills: cfg.Skills, AllowedTools: cfg.AllowedTools,
 		Truncation: cfg.Truncation, Memory: cfg.Memory, EnvironmentVariables: cfg.EnvironmentVariables,
 		MaxIterations: cfg.MaxIterations, MaxTokens: cfg.MaxTokens, TimeoutSeconds: cfg.TimeoutSeconds,
 		Environment: environmentView{AgentCoreRuntimeEnvironment: runtimeEnvironmentView{

@@ -28,6 +28,7 @@ import (
 	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 
+	"github.com/baton-run/baton/shared/agentcore"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -267,6 +268,12 @@ func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 		if strings.Contains(r, apiKey) {
 			t.Errorf("a read carries the resolved API key: %.300s", r)
 		}
+		if strings.Contains(r, literal) {
+			t.Errorf("a read carries the literal header value (reads show %q): %.300s", agentcore.RedactedHeaderValue, r)
+		}
+	}
+	if got := mcp.Value.Headers["x-team"]; got != agentcore.RedactedHeaderValue {
+		t.Errorf("GetHarness shows the literal header as %q, want %q", got, agentcore.RedactedHeaderValue)
 	}
 
 	// The stack's log, whole (only a stack this binary started has one to read).
