@@ -48,6 +48,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/baton-run/baton/local/stackproc"
+	"github.com/baton-run/baton/shared/metrics"
 )
 
 func main() {
@@ -180,7 +181,7 @@ func (b *bench) streamingPhase(ctx context.Context, proxy *countingProxy) ([]str
 			return nil, err
 		}
 		time.Sleep(200 * time.Millisecond) // the runtime's task answer and deregistration of the poll
-		d := metricsDiff(before, proxy.Snapshot())
+		d := metrics.Diff(before, proxy.Snapshot())
 		r := streamed{bytes: n, deltaEvents: deltas, writeMilli: d["DynamoDB.write.milliunits"], readMilli: d["DynamoDB.read.milliunits"]}
 		for k, v := range d {
 			if strings.HasPrefix(k, "DynamoDB.") && !strings.HasSuffix(k, ".milliunits") {
@@ -221,16 +222,6 @@ func (b *bench) answer(ctx context.Context, agentID, text string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("stream ended before the turn completed: %v", stream.Err())
-}
-
-func metricsDiff(before, after map[string]int64) map[string]int64 {
-	out := map[string]int64{}
-	for k, v := range after {
-		if d := v - before[k]; d != 0 {
-			out[k] = d
-		}
-	}
-	return out
 }
 
 // reportStreaming prints what the streaming turns cost the runtime, and the ratio between the two sizes.
