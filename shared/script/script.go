@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+	"text/template/parse"
 )
 
 // MaxDelayMS bounds a rule's delay_ms (10 minutes).
@@ -233,9 +234,49 @@ func RenderArguments(raw json.RawMessage, data *Data) (json.RawMessage, error) {
 }
 
 // checkTemplate parses a template with placeholder functions to report syntax errors at parse time.
+// A `range` over a number (Go templates count to it) is refused: `{{range 1000000000}}` would hold a runtime's
+// model step for minutes.
 func checkTemplate(text string) error {
-	_, err := template.New("script").Option("missingkey=error").Funcs(funcs(&Data{})).Parse(text)
-	return err
+	t, err := template.New("script").Option("missingkey=error").Funcs(funcs(&Data{})).Parse(text)
+	if err != nil {
+		return err
+	}
+	if t.Tree != nil && rangesOverNumber(t.Tree.Root) {
+		return errors.New("template: range over a number is not supported")
+	}
+	return nil
+}
+
+// rangesOverNumber reports whether a template node holds a range whose pipeline is not a field, variable or function
+// of the data (a number literal, or anything that is not a plain field chain, could count to any size).
+func rangesOverNumber(n parse.Node) bool {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return false
+		}
+		for _, c := range n.Nodes {
+			if rangesOverNumber(c) {
+				return true
+			}
+		}
+	case *parse.RangeNode:
+		if n.Pipe != nil {
+			for _, cmd := range n.Pipe.Cmds {
+				for _, a := range cmd.Args {
+					if _, ok := a.(*parse.NumberNode); ok {
+						return true
+					}
+				}
+			}
+		}
+		return rangesOverNumber(n.List) || rangesOverNumber(n.ElseList)
+	case *parse.IfNode:
+		return rangesOverNumber(n.List) || rangesOverNumber(n.ElseList)
+	case *parse.WithNode:
+		return rangesOverNumber(n.List) || rangesOverNumber(n.ElseList)
+	}
+	return false
 }
 
 // containsFold reports whether s contains sub, ignoring case.

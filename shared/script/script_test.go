@@ -2,6 +2,7 @@ package script_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/baton-run/baton/shared/script"
@@ -43,5 +44,21 @@ func TestParseRejectsInvalidScripts(t *testing.T) {
 				t.Errorf("Parse error = %q, want %q", got, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestARangeOverANumberIsRefused: `{{range N}}` counts to N, so a script could hold a runtime's model step for
+// minutes (with an empty body, the output bound never trips); Parse refuses it, also inside if/with/range.
+func TestARangeOverANumberIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tpl := range []string{`{{range 300000}}ab{{end}}`, `{{range 1000000000}}{{end}}`, `{{if true}}{{range 9}}{{end}}{{end}}`} {
+		raw, _ := json.Marshal(map[string]any{"default_reply": tpl})
+		if _, err := script.Parse(raw); err == nil || !strings.Contains(err.Error(), "range over a number") {
+			t.Errorf("Parse(%s) = %v, want the range refused", tpl, err)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"default_reply": `{{range .Tools}}[{{.Output}}]{{end}}`})
+	if _, err := script.Parse(raw); err != nil {
+		t.Errorf("a range over the data was refused: %v", err)
 	}
 }
