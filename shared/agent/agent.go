@@ -190,3 +190,48 @@ func (c Config) ToolSearch() bool {
 	}
 	return false
 }
+
+// Harness-run AWS tool types a configuration can declare (docs/agentcore.md §2; docs/tools.md "Builtin tools").
+const (
+	ToolCodeInterpreter = "agentcore_code_interpreter"
+	ToolBrowser         = "agentcore_browser"
+	ToolGateway         = "agentcore_gateway"
+)
+
+// HostedTool is a declaration of a harness-run AWS tool as the configuration stores it: `{type, name,
+// code_interpreter_arn | browser_arn | gateway_arn, outbound_auth}`. Type is one of ToolCodeInterpreter, ToolBrowser,
+// ToolGateway; Name the declared tool name; ARN the resource ARN ("" = the built-in resource); OutboundAuth, for a
+// gateway, the raw `{awsIam:{}}` / `{none:{}}` / `{oauth:{…}}` member (empty = awsIam).
+type HostedTool struct {
+	Type         string
+	Name         string
+	ARN          string
+	OutboundAuth json.RawMessage
+}
+
+// HostedTools returns the harness-run AWS tool declarations of the configuration, in declaration order.
+func (c Config) HostedTools() []HostedTool {
+	var out []HostedTool
+	for _, raw := range c.Tools {
+		var d struct {
+			Type               string          `json:"type"`
+			Name               string          `json:"name"`
+			CodeInterpreterARN string          `json:"code_interpreter_arn"`
+			BrowserARN         string          `json:"browser_arn"`
+			GatewayARN         string          `json:"gateway_arn"`
+			OutboundAuth       json.RawMessage `json:"outbound_auth"`
+		}
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		switch d.Type {
+		case ToolCodeInterpreter:
+			out = append(out, HostedTool{Type: d.Type, Name: d.Name, ARN: d.CodeInterpreterARN})
+		case ToolBrowser:
+			out = append(out, HostedTool{Type: d.Type, Name: d.Name, ARN: d.BrowserARN})
+		case ToolGateway:
+			out = append(out, HostedTool{Type: d.Type, Name: d.Name, ARN: d.GatewayARN, OutboundAuth: d.OutboundAuth})
+		}
+	}
+	return out
+}

@@ -72,3 +72,88 @@ func (r *Run) FinishMCPCall(ctx context.Context, itemID string, output, errValue
 		return nil
 	})
 }
+
+// ToolExecution is a call of a harness-run builtin tool (docs/tools.md "Builtin tools"): CallID is the model's call
+// id, Name the tool's name as offered, Arguments its JSON input (empty means {}), Command the one-line rendering
+// shown as the item's `command`, Cwd the workspace directory as the tool sees it.
+type ToolExecution struct {
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+	Command   string
+	Cwd       string
+}
+
+// ToolExecutionResult is what a builtin tool call produced: Output the text the model read, ExitCode the process
+// exit status (0 when none ran), DurationMs the call's wall time in milliseconds, Failed a tool-level failure;
+// Command and Cwd, when not empty, replace the item's (the tool's own rendering, known once it ran).
+type ToolExecutionResult struct {
+	Command    string
+	Cwd        string
+	Output     string
+	ExitCode   int
+	DurationMs int64
+	Failed     bool
+}
+
+// StartToolExecution appends a command_execution output item in status in_progress (output "") and its item.added
+// event (docs/tools.md "Items"); the item counts as an output item (output_index). Returns the item id for
+// FinishToolExecution. Fails with ErrTurnNotRunnable once the turn was cancelled or ended.
+func (r *Run) StartToolExecution(ctx context.Context, c ToolExecution) (string, error) {
+	args := c.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var id string
+	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		idx := t.OutputCount
+		t.OutputCount++
+		it := w.item("cmd", session.Item{Type: session.ItemCommandExecution, TurnID: t.ID, CallID: c.CallID, Name: c.Name,
+			Arguments: args, Command: c.Command, Cwd: c.Cwd, Output: json.RawMessage(`""`), Status: session.ItemInProgress})
+		it.OutputIndex = &idx
+		w.items[len(w.items)-1].Item = it
+		id = it.ID
+		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		return nil
+	})
+	if err == nil {
+		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
+	}
+	return id, err
+}
+
+// FinishToolExecution completes a command_execution item opened by StartToolExecution in this run: status
+// completed (failed when res.Failed) with the output, exit code and duration; then its item.done event.
+func (r *Run) FinishToolExecution(ctx context.Context, itemID string, res ToolExecutionResult) error {
+	idx, ok := r.indexes[itemID]
+	if !ok {
+		return fmt.Errorf("finish tool execution: item %s is not open in this run", itemID)
+	}
+	var item session.Item
+	for _, it := range r.History {
+		if it.ID == itemID {
+			item = it
+		}
+	}
+	out, err := json.Marshal(res.Output)
+	if err != nil {
+		return fmt.Errorf("finish tool execution: %w", err)
+	}
+	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		it := item
+		it.Status = session.ItemCompleted
+		if res.Failed {
+			it.Status = session.ItemFailed
+		}
+		it.Output, it.ExitCode, it.DurationMs = out, res.ExitCode, res.DurationMs
+		if res.Command != "" {
+			it.Command = res.Command
+		}
+		if res.Cwd != "" {
+			it.Cwd = res.Cwd
+		}
+		w.replace(it)
+		w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
+		return nil
+	})
+}

@@ -132,6 +132,26 @@ func Conversation(history []session.Item) []Message {
 				r.Output = "the MCP tool call did not finish"
 			}
 			addResult(r)
+		case session.ItemCommandExecution:
+			args := it.Arguments
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			id := it.CallID
+			if id == "" {
+				id = it.ID
+			}
+			addCall(Call{ID: id, Name: it.Name, Arguments: args})
+			r := Result{CallID: id, Name: it.Name, Output: resultText(it.Output)}
+			switch it.Status {
+			case session.ItemCompleted:
+			case session.ItemFailed:
+				r.IsError = true
+			default:
+				r.IsError = true
+				r.Output = "the tool call did not finish"
+			}
+			addResult(r)
 		}
 	}
 	return out

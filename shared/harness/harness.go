@@ -37,6 +37,11 @@ type Journal interface {
 	// RecordStopReason notes why the harness ends the turn early (a session.Stop* limit reason, see Limits); Run
 	// then returns completed.
 	RecordStopReason(ctx context.Context, reason string) error
+	// StartToolExecution appends an in_progress command_execution item (the harness is about to run a builtin tool)
+	// and returns its id.
+	StartToolExecution(ctx context.Context, c engine.ToolExecution) (string, error)
+	// FinishToolExecution completes (or, when failed, fails) a command_execution item with what the tool observed.
+	FinishToolExecution(ctx context.Context, itemID string, res engine.ToolExecutionResult) error
 	// StartMCPCall appends an in_progress mcp_call item (the harness is about to call the tool) and returns its id.
 	StartMCPCall(ctx context.Context, c engine.MCPCall) (string, error)
 	// FinishMCPCall completes (or, when failed, fails) an mcp_call item with the observed output and error.
@@ -510,7 +515,11 @@ func (s *step) runCalls(tb *toolbox, calls []Call) (results []Result, functions 
 			}
 			results = append(results, r)
 		case callBuiltin:
-			results = append(results, s.callBuiltin(tb.builtins[c.Name], c))
+			r, err := s.callBuiltin(tb.builtins[c.Name], c)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			results = append(results, r)
 		case callUnoffered:
 			r, err := s.rejectCall(tb, c)
 			if err != nil {
@@ -534,7 +543,7 @@ func (s *step) runCalls(tb *toolbox, calls []Call) (results []Result, functions 
 func runQueued(ctx context.Context, j Journal, log *slog.Logger, tb *toolbox, queued []engine.PendingCall, history []session.Item) (*Outcome, []Message, error) {
 	done := map[string]bool{}
 	for _, it := range history {
-		if it.Type == session.ItemMCPCall && it.CallID != "" {
+		if (it.Type == session.ItemMCPCall || it.Type == session.ItemCommandExecution) && it.CallID != "" {
 			done[it.CallID] = true
 		}
 	}
@@ -595,14 +604,53 @@ func (s *step) failedMCPCall(ref mcpRef, c Call, msg string) error {
 	return nil
 }
 
-// callBuiltin runs an offered builtin tool. It journals no item: the builtin tools' items belong to their
-// implementation (docs/tools.md "Builtin tools").
-func (s *step) callBuiltin(b BuiltinTool, c Call) Result {
-	out, isErr, err := b.Call(s.ctx, c.Arguments)
-	if err != nil {
-		return Result{CallID: c.ID, Name: c.Name, Output: fmt.Sprintf("tool %q failed: %v", c.Name, err), IsError: true}
+// callBuiltin runs an offered builtin tool and journals it as a command_execution item (docs/tools.md "Items"):
+// item.added in_progress before the call, item.done after it — completed with the observed output, or failed when
+// the tool reported a failure or could not run. Arguments that do not match the tool's parameters are refused
+// before it runs (a failed item). The model reads the output, or the error text with IsError set.
+func (s *step) callBuiltin(b builtinTool, c Call) (Result, error) {
+	start := time.Now()
+	var res BuiltinResult
+	runErr := checkArguments(b.schema, c.Arguments)
+	if runErr != nil {
+		runErr = fmt.Errorf("the tool was not run: %w", runErr)
 	}
-	return Result{CallID: c.ID, Name: c.Name, Output: out, IsError: isErr}
+	id, err := s.j.StartToolExecution(s.ctx, engine.ToolExecution{CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+		Command: builtinCommand(c, ""), Cwd: ""})
+	if err != nil {
+		return Result{}, fmt.Errorf("start tool execution: %w", err)
+	}
+	if runErr == nil {
+		res, runErr = b.impl.Call(s.ctx, c.Arguments)
+	}
+	if err := s.ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if runErr != nil {
+		res = BuiltinResult{Output: fmt.Sprintf("tool %q failed: %v", c.Name, runErr), IsError: true}
+	}
+	if err := s.j.FinishToolExecution(s.ctx, id, engine.ToolExecutionResult{Command: res.Command, Cwd: res.Cwd, Output: res.Output, ExitCode: res.ExitCode,
+		DurationMs: time.Since(start).Milliseconds(), Failed: res.IsError}); err != nil {
+		return Result{}, fmt.Errorf("finish tool execution: %w", err)
+	}
+	return Result{CallID: c.ID, Name: c.Name, Output: res.Output, IsError: res.IsError, Images: res.Images}, nil
+}
+
+// builtinCommand is the command_execution item's `command` for a call: the tool's own rendering, else the shell
+// command of a shell call, else the tool name and its arguments.
+func builtinCommand(c Call, own string) string {
+	if own != "" {
+		return own
+	}
+	if c.Name == "shell" {
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(c.Arguments, &a) == nil && a.Command != "" {
+			return a.Command
+		}
+	}
+	return c.Name + " " + string(c.Arguments)
 }
 
 // endStructured validates the held final answer and publishes it as one final_answer message with one delta.

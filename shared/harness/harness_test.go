@@ -594,3 +594,25 @@ func TestCallIDsFitEveryProvider(t *testing.T) {
 		t.Errorf("call id %q: want call_<turn id suffix>_1 matching ^[a-zA-Z0-9_-]{1,40}$", id)
 	}
 }
+
+func (j *journal) StartToolExecution(_ context.Context, c engine.ToolExecution) (string, error) {
+	if err := j.fail("tool_start"); err != nil {
+		return "", err
+	}
+	j.msgs++
+	id := fmt.Sprintf("cmd_%d", j.msgs)
+	j.ops = append(j.ops, op{Op: "tool_start", ItemID: id, Text: c.Name + " " + string(c.Arguments)})
+	return id, nil
+}
+
+func (j *journal) FinishToolExecution(_ context.Context, itemID string, res engine.ToolExecutionResult) error {
+	if err := j.fail("tool_finish"); err != nil {
+		return err
+	}
+	status := "completed"
+	if res.Failed {
+		status = "failed"
+	}
+	j.ops = append(j.ops, op{Op: "tool_finish", ItemID: itemID, Phase: status, Text: res.Output})
+	return nil
+}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/baton-run/baton/shared/agent"
 )
 
 // MCPToolSeparator joins a server_label and a server tool name into the name the model sees for an HTTP MCP tool:
@@ -72,6 +74,10 @@ type MCPServer struct {
 	URL         string
 	BearerToken string
 	Headers     map[string]string
+	// Gateway, when set, is the agentcore_gateway declaration this server is (docs/tools.md "Gateway"): URL is then
+	// empty and the connector resolves the gateway's MCP URL from its ARN and signs or authorizes each request as
+	// its OutboundAuth says; a connector that cannot returns an error.
+	Gateway *agent.HostedTool
 }
 
 // MCPConnector opens MCP client sessions (package harness/mcp implements it with the official go-sdk over
@@ -199,13 +205,40 @@ func checkArguments(schema *jsonschema.Schema, args json.RawMessage) error {
 // in the order they are offered.
 var BuiltinToolNames = []string{"shell", "file_operations"}
 
-// BuiltinTool is the implementation of one builtin tool (docs/tools.md "Builtin tools"). The harness offers a
-// builtin only when the configuration asks for builtin tools, allowedTools allows it and the runtime supplies an
-// implementation in Job.Builtins; no runtime supplies one yet, so none is offered today. Definition gives its
-// description and parameters (the name is the key of Job.Builtins); Call runs it with the model's JSON arguments
-// and returns the text the model reads, isError for a tool-level failure, and an error only when the tool could
-// not run at all (reported to the model as an error result as well).
+// BuiltinTool is the implementation of one harness-run builtin tool (docs/tools.md "Builtin tools"): a default
+// tool (shell, file_operations) or a declared agentcore_code_interpreter / agentcore_browser tool. The harness
+// offers a default tool only when the configuration asks for builtin tools, allowedTools allows it and the runtime
+// supplies an implementation in Job.Builtins (keyed by its name); a declared tool is keyed by its declared name
+// and a declared tool the runtime cannot supply fails the run with a *ConfigError. Definition gives its
+// description and parameters (the harness sets the name). Call runs it with the model's JSON arguments (already
+// checked against Definition's parameters) and returns what it observed; an error means the tool could not run
+// at all (reported to the model as an error result and journaled as a failed item).
 type BuiltinTool interface {
 	Definition() Tool
-	Call(ctx context.Context, arguments json.RawMessage) (output string, isError bool, err error)
+	Call(ctx context.Context, arguments json.RawMessage) (BuiltinResult, error)
+}
+
+// BuiltinResult is what one builtin tool call observed (docs/tools.md "Builtin tools"):
+//   - Output is the text the model reads, already bounded by the tool's own limits;
+//   - Command is a one-line rendering of the call for the command_execution item (the shell command, the code run);
+//     "" means the tool name and its arguments;
+//   - Cwd is the working directory as the tool sees it ("" when it has none);
+//   - ExitCode is the process exit status when the tool ran one (0 otherwise);
+//   - IsError marks a tool-level failure the model reads as an error (a refused path, a timeout, a page that did
+//     not load); a non-zero exit status alone is not one (the model reads the status);
+//   - Images are images the tool produced (a browser screenshot), passed to providers that accept images in tool
+//     results and otherwise left out.
+type BuiltinResult struct {
+	Output   string
+	Command  string
+	Cwd      string
+	ExitCode int
+	IsError  bool
+	Images   []Image
+}
+
+// Image is an image a tool produced: MediaType ("image/png", "image/jpeg") and the encoded bytes.
+type Image struct {
+	MediaType string
+	Data      []byte
 }

@@ -98,6 +98,9 @@ type Result struct {
 	Name    string
 	Output  string
 	IsError bool
+	// Images are images the tool produced (BuiltinResult.Images); providers that accept images in tool results
+	// send them after Output, the others leave them out.
+	Images []Image
 }
 
 // Tool is a function the model may call (docs/agents-api.md §3.1): Parameters is its JSON Schema.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/session"
 	"github.com/baton-run/baton/shared/toolpattern"
 )
@@ -54,6 +55,12 @@ type mcpTool struct {
 	schema *jsonschema.Schema
 }
 
+// builtinTool is an offered builtin tool and its compiled input schema (nil = not validated).
+type builtinTool struct {
+	impl   BuiltinTool
+	schema *jsonschema.Schema
+}
+
 // mcpRef is a server label and original tool name, for naming a rejected MCP call in its mcp_call item.
 type mcpRef struct{ label, name string }
 
@@ -67,7 +74,7 @@ type toolbox struct {
 	// the Session).
 	loaded   map[string]bool
 	search   bool
-	builtins map[string]BuiltinTool
+	builtins map[string]builtinTool
 	builtinT []Tool
 	mcp      map[string]mcpTool
 	mcpTools []Tool
@@ -120,26 +127,56 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 	if tb.search {
 		names[ToolSearchName] = true
 	}
-	// Builtin tools are offered only when the configuration asks for them and this runtime implements them
-	// (docs/tools.md "Builtin tools").
+	// Builtin tools are offered only when the configuration asks for them and this runtime implements them;
+	// declared code interpreter and browser tools must be implemented (docs/tools.md "Builtin tools").
+	addBuiltin := func(name string, b BuiltinTool) error {
+		d := b.Definition()
+		d.Name = name
+		schema, err := compileInputSchema(d.Parameters)
+		if err != nil {
+			return &ConfigError{Cause: fmt.Sprintf("builtin tool %q has an invalid input schema: %v", name, err), Err: err}
+		}
+		if tb.builtins == nil {
+			tb.builtins = map[string]builtinTool{}
+		}
+		tb.builtins[name] = builtinTool{impl: b, schema: schema}
+		names[name] = true
+		tb.builtinT = append(tb.builtinT, d)
+		return nil
+	}
 	if c := job.Config.Controls; c != nil && c.BuiltinTools {
 		for _, name := range BuiltinToolNames {
 			b, ok := job.Builtins[name]
 			if !ok || names[name] || !allow.Allows(toolpattern.Tool{Kind: toolpattern.Builtin, Name: name}) {
 				continue
 			}
-			if tb.builtins == nil {
-				tb.builtins = map[string]BuiltinTool{}
+			if err := addBuiltin(name, b); err != nil {
+				return nil, err
 			}
-			tb.builtins[name] = b
-			names[name] = true
-			d := b.Definition()
-			d.Name = name
-			tb.builtinT = append(tb.builtinT, d)
+		}
+	}
+	for _, h := range job.Config.HostedTools() {
+		if h.Type == agent.ToolGateway || names[h.Name] || !allow.Allows(toolpattern.Tool{Kind: toolpattern.Function, Name: h.Name}) {
+			continue
+		}
+		b, ok := job.Builtins[h.Name]
+		if !ok {
+			return nil, &ConfigError{Cause: fmt.Sprintf("this runtime cannot run the %s tool %q", h.Type, h.Name)}
+		}
+		if err := addBuiltin(h.Name, b); err != nil {
+			return nil, err
 		}
 	}
 
 	servers := job.Config.MCPServers()
+	// A declared agentcore_gateway is an MCP server with the declared name as its label (docs/tools.md "Gateway").
+	gateways := map[string]*agent.HostedTool{}
+	for _, h := range job.Config.HostedTools() {
+		if h.Type == agent.ToolGateway {
+			gateways[h.Name] = &h
+			servers = append(servers, agent.MCPServer{ServerLabel: h.Name})
+		}
+	}
 	if len(servers) == 0 {
 		return tb, nil
 	}
@@ -169,7 +206,7 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 				return
 			}
 			sess, err := job.MCP.Connect(cctx, MCPServer{Label: srv.ServerLabel, URL: srv.Transport.ServerURL,
-				BearerToken: job.Config.MCPBearerTokens[srv.ServerLabel], Headers: headers})
+				BearerToken: job.Config.MCPBearerTokens[srv.ServerLabel], Headers: headers, Gateway: gateways[srv.ServerLabel]})
 			if err != nil {
 				results[i].err = err
 				return

@@ -41,6 +41,12 @@ const (
 	CapMCPHTTPTools                   = "mcp_http_tools"
 	CapMCPHTTPRequired                = "mcp_http_required"
 	CapMCPHTTPBearerAuth              = "mcp_http_bearer_auth"
+	// Harness-run tools (docs/tools.md "Builtin tools"): the default shell and file_operations tools in a
+	// per-Session workspace, and the declared AgentCore code interpreter, browser and gateway tools.
+	CapBuiltinTools    = "builtin_tools"
+	CapCodeInterpreter = "agentcore_code_interpreter"
+	CapBrowser         = "agentcore_browser"
+	CapGateway         = "agentcore_gateway"
 )
 
 // Always are the capabilities every turn needs: Baton streams every turn, keeps it durable, and runs only
@@ -53,7 +59,8 @@ var Always = []string{CapStreaming, CapDurableTurns, CapEnvironmentNone}
 // tool_search for a tool_search declaration or a deferred function; structured_output and message_items for
 // text.format json_schema; mcp_http_tools for any MCP declaration, mcp_http_required for a required one,
 // mcp_http_bearer_auth when a credential is selected; programmatic_tool_calling_disable for an explicit PTC
-// disable; web_search_control and text_verbosity when the kind's profile declares that control and the
+// disable; builtin_tools when the configuration asks for the default tools; agentcore_code_interpreter,
+// agentcore_browser and agentcore_gateway for those declarations; web_search_control and text_verbosity when the kind's profile declares that control and the
 // configuration uses it; subagent_observations for multi_agent.enabled. Pure; a declaration that does not decode
 // adds nothing (admission has rejected it).
 func Requires(cfg agent.Config) []string {
@@ -91,11 +98,20 @@ func Requires(cfg agent.Config) []string {
 			if bytes.Equal(bytes.TrimSpace(t.Enabled), []byte("false")) {
 				req = append(req, CapProgrammaticToolCallingDisable)
 			}
+		case agent.ToolCodeInterpreter:
+			req = append(req, CapCodeInterpreter)
+		case agent.ToolBrowser:
+			req = append(req, CapBrowser)
+		case agent.ToolGateway:
+			req = append(req, CapGateway)
 		case "web_search":
 			if p.WebSearchControl.OK() {
 				req = append(req, CapWebSearchControl)
 			}
 		}
+	}
+	if c := cfg.Controls; c != nil && c.BuiltinTools {
+		req = append(req, CapBuiltinTools)
 	}
 	text := TextOf(cfg)
 	if text.Format == "json_schema" {

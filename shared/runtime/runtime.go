@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,10 +93,26 @@ type Config struct {
 	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
 	// none can be resolved (a server whose headers hold a reference fails to connect).
 	Credentials harness.CredentialResolver
+	// Tools supplies the harness-run builtin tools of a Session (docs/tools.md "Builtin tools"); nil means none
+	// (no builtin tool is offered, and turns that need one are never dispatched here).
+	Tools ToolHost
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Clock returns the current time; nil means time.Now.
 	Clock func() time.Time
+}
+
+// ToolHost supplies the harness-run builtin tools of one Session's activity task (docs/tools.md "Builtin tools").
+type ToolHost interface {
+	// Tools returns the implementations for one activity task of the Session, keyed by tool name: the default tools
+	// (harness.BuiltinToolNames, when this host has them) and the configuration's declared code interpreter and
+	// browser tools by their declared names (agent.Config.HostedTools). release is called when the task ends; state
+	// that outlives it (the workspace's files, a browser's page) is the host's to keep or expire. An error fails the
+	// task as a configuration error.
+	Tools(ctx context.Context, sessionID string, cfg agent.Config) (tools map[string]harness.BuiltinTool, release func(), err error)
+	// Capabilities are the capabilities this host adds to the runtime's advertisement (profile.CapBuiltinTools,
+	// profile.CapCodeInterpreter, profile.CapBrowser, profile.CapGateway), only for what works on this machine.
+	Capabilities() []string
 }
 
 // Runtime is a harness runtime: the worker loop of one runtime container. Create it with New and start it with Run.
@@ -120,7 +137,10 @@ func New(eng Engine, act Activities, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: this runtime hosts harness %q, not %q", harness.Kind, cfg.Kind)
 	}
 	if cfg.Capabilities == nil {
-		cfg.Capabilities = BatonCapabilities
+		cfg.Capabilities = slices.Clone(BatonCapabilities)
+		if cfg.Tools != nil {
+			cfg.Capabilities = append(cfg.Capabilities, cfg.Tools.Capabilities()...)
+		}
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
@@ -399,6 +419,14 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 		}
 	}
 	job.Logger = r.log.With("session_id", in.SessionID, "turn_id", in.TurnID)
+	if r.cfg.Tools != nil {
+		tools, release, err := r.cfg.Tools.Tools(ctx, in.SessionID, job.Config)
+		if err != nil {
+			return harness.Outcome{}, &harness.ConfigError{Cause: err.Error(), Err: err}
+		}
+		defer release()
+		job.Builtins = tools
+	}
 	return harness.Run(ctx, job, model)
 }
 

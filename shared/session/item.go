@@ -12,6 +12,9 @@ const (
 	ItemFunctionCall       = "function_call"
 	ItemFunctionCallOutput = "function_call_output"
 	ItemMCPCall            = "mcp_call"
+	// ItemCommandExecution is a call of a harness-run builtin tool (shell, file_operations, a code interpreter, a
+	// browser; docs/tools.md "Builtin tools"), rendered as the Agents API's command_execution item.
+	ItemCommandExecution = "command_execution"
 )
 
 // Item statuses.
@@ -54,6 +57,16 @@ type Item struct {
 
 	// mcp_call
 	ServerLabel string
+
+	// command_execution: Command is a one-line rendering of the call (the shell command; otherwise the tool name and
+	// its arguments), Cwd the workspace directory as the tool sees it, ExitCode the process exit status (0 when the
+	// tool ran no process or the call failed before one ran), DurationMs the wall time of the call in milliseconds.
+	// Output (a JSON string: what the model read) and Name, Arguments and CallID (the original tool name, its input
+	// and the model's call id) are shared with the members above.
+	Command    string
+	Cwd        string
+	ExitCode   int
+	DurationMs int64
 	// StartEventSeq is, for an assistant message, the sequence of the event that added it; the text of a message that
 	// is still in progress lives only in its output_text.delta events after it (never rendered).
 	StartEventSeq int64
@@ -104,6 +117,18 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		m["output"] = rawOrNull(it.Output)
 		m["error"] = rawOrNull(it.Error)
 		m["status"] = it.Status
+	case ItemCommandExecution:
+		// The pinned members, then Baton's: the original tool name and its input (docs/tools.md "Items").
+		out := ""
+		_ = json.Unmarshal(it.Output, &out)
+		m["command"] = it.Command
+		m["cwd"] = it.Cwd
+		m["output"] = out
+		m["exit_code"] = it.ExitCode
+		m["duration_ms"] = it.DurationMs
+		m["status"] = it.Status
+		m["name"] = it.Name
+		m["arguments"] = rawOrNull(it.Arguments)
 	default:
 		m["status"] = it.Status
 	}

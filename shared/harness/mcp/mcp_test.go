@@ -310,3 +310,13 @@ func TestObserveMapsResults(t *testing.T) {
 		})
 	}
 }
+
+func (j *journal) StartToolExecution(_ context.Context, c engine.ToolExecution) (string, error) {
+	j.n++
+	j.ops = append(j.ops, fmt.Sprintf("tool %s %s", c.Name, c.Arguments))
+	return fmt.Sprintf("cmd_%d", j.n), nil
+}
+func (j *journal) FinishToolExecution(_ context.Context, _ string, res engine.ToolExecutionResult) error {
+	j.ops = append(j.ops, fmt.Sprintf("tool_done failed=%v output=%s", res.Failed, res.Output))
+	return nil
+}

@@ -375,8 +375,8 @@ type echoBuiltin struct{}
 func (echoBuiltin) Definition() harness.Tool {
 	return harness.Tool{Description: "test builtin", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (echoBuiltin) Call(_ context.Context, args json.RawMessage) (string, bool, error) {
-	return "ran " + string(args), false, nil
+func (echoBuiltin) Call(_ context.Context, args json.RawMessage) (harness.BuiltinResult, error) {
+	return harness.BuiltinResult{Output: "ran " + string(args)}, nil
 }
 
 func TestMCPToolNamesSatisfyProviderRulesAndItemsKeepTheOriginals(t *testing.T) {

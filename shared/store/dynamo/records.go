@@ -298,6 +298,11 @@ type itemDoc struct {
 	ServerLabel string                `json:"server_label,omitempty"`
 	// StartEventSeq: session.Item.StartEventSeq.
 	StartEventSeq int64 `json:"start_event_seq,omitempty"`
+	// command_execution: session.Item.Command, Cwd, ExitCode, DurationMs.
+	Command    string `json:"command,omitempty"`
+	Cwd        string `json:"cwd,omitempty"`
+	ExitCode   int    `json:"exit_code,omitempty"`
+	DurationMs int64  `json:"duration_ms,omitempty"`
 }
 
 type itemRecord struct {
@@ -314,7 +319,8 @@ type itemRecord struct {
 
 func itemToItem(sessionID string, it session.Item) (itemRecord, error) {
 	doc, err := jsonwire.Marshal(itemDoc{Role: it.Role, Phase: it.Phase, Content: it.Content, CallID: it.CallID, Name: it.Name,
-		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel, StartEventSeq: it.StartEventSeq})
+		Arguments: it.Arguments, Output: it.Output, Error: it.Error, ServerLabel: it.ServerLabel, StartEventSeq: it.StartEventSeq,
+		Command: it.Command, Cwd: it.Cwd, ExitCode: it.ExitCode, DurationMs: it.DurationMs})
 	if err != nil {
 		return itemRecord{}, fmt.Errorf("encode item %s: %w", it.ID, err)
 	}
@@ -329,7 +335,8 @@ func itemFromItem(r itemRecord) (session.Item, error) {
 	}
 	return session.Item{Seq: r.Seq, ID: r.ID, Type: r.Type, TurnID: r.TurnID, Status: r.Status, OutputIndex: r.OutputIndex,
 		Role: d.Role, Phase: d.Phase, Content: d.Content, CallID: d.CallID, Name: d.Name, Arguments: d.Arguments,
-		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel, StartEventSeq: d.StartEventSeq}, nil
+		Output: d.Output, Error: d.Error, ServerLabel: d.ServerLabel, StartEventSeq: d.StartEventSeq,
+		Command: d.Command, Cwd: d.Cwd, ExitCode: d.ExitCode, DurationMs: d.DurationMs}, nil
 }
 
 type eventRecord struct {
