@@ -611,23 +611,26 @@ func (s *step) failedMCPCall(ref mcpRef, c Call, msg string) error {
 func (s *step) callBuiltin(b builtinTool, c Call) (Result, error) {
 	start := time.Now()
 	var res BuiltinResult
-	runErr := checkArguments(b.schema, c.Arguments)
-	if runErr != nil {
-		runErr = fmt.Errorf("the tool was not run: %w", runErr)
+	var refused string
+	if err := checkArguments(b.schema, c.Arguments); err != nil {
+		refused = fmt.Sprintf("tool %q was not run: %v", c.Name, err)
 	}
 	id, err := s.j.StartToolExecution(s.ctx, engine.ToolExecution{CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
 		Command: builtinCommand(c, ""), Cwd: ""})
 	if err != nil {
 		return Result{}, fmt.Errorf("start tool execution: %w", err)
 	}
-	if runErr == nil {
+	if refused != "" {
+		res = BuiltinResult{Output: refused, IsError: true}
+	} else {
+		var runErr error
 		res, runErr = b.impl.Call(s.ctx, c.Arguments)
-	}
-	if err := s.ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	if runErr != nil {
-		res = BuiltinResult{Output: fmt.Sprintf("tool %q failed: %v", c.Name, runErr), IsError: true}
+		if err := s.ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		if runErr != nil {
+			res = BuiltinResult{Output: fmt.Sprintf("tool %q failed: %v", c.Name, runErr), IsError: true}
+		}
 	}
 	if err := s.j.FinishToolExecution(s.ctx, id, engine.ToolExecutionResult{Command: res.Command, Cwd: res.Cwd, Output: res.Output, ExitCode: res.ExitCode,
 		DurationMs: time.Since(start).Milliseconds(), Failed: res.IsError}); err != nil {

@@ -45,6 +45,8 @@ const (
 const (
 	ToolUseInline = "tool_use"
 	ToolUseMCP    = "mcp_tool_use"
+	// ToolUseServer is a tool the harness runs itself (shell, file_operations, code interpreter, browser).
+	ToolUseServer = "server_tool_use"
 )
 
 // MessageStart is `messageStart{role}` (`user` | `assistant`).

@@ -171,6 +171,8 @@ func (t *translator) handle(ev session.Event) error {
 			return t.toolUse(it.CallID, it.Name, frames.ToolUseInline, "", it.Arguments)
 		case session.ItemMCPCall:
 			return t.toolUse(it.ID, it.Name, frames.ToolUseMCP, it.ServerLabel, it.Arguments)
+		case session.ItemCommandExecution:
+			return t.toolUse(it.ID, it.Name, frames.ToolUseServer, "", it.Arguments)
 		case session.ItemFunctionCallOutput:
 			return t.toolResult(it.CallID, it.Status != session.ItemFailed, it.Output, it.Error)
 		}
@@ -195,6 +197,9 @@ func (t *translator) handle(ev session.Event) error {
 			return t.out.Event(frames.TypeContentBlockStop, frames.ContentBlockStop{ContentBlockIndex: idx})
 		case session.ItemMCPCall:
 			return t.toolResult(d.Item.ID, d.Item.Status != session.ItemFailed, d.Item.Output, d.Item.Error)
+		case session.ItemCommandExecution:
+			// The observed output is the result either way; a failed call reports it with status error.
+			return t.toolResult(d.Item.ID, d.Item.Status != session.ItemFailed, d.Item.Output, d.Item.Output)
 		}
 	case session.EventSessionRequiresAction:
 		if t.turnID == "" {

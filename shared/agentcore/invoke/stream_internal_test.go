@@ -137,3 +137,46 @@ func FuzzParseBody(f *testing.F) {
 		}
 	})
 }
+
+// TestTranslatorStreamsBuiltinToolCallsAsServerToolUse feeds two harness-run tool calls (command_execution items),
+// one completed and one failed: each is a server_tool_use block with its original name and input, and its observed
+// output is the toolResult (status error for the failed one).
+func TestTranslatorStreamsBuiltinToolCallsAsServerToolUse(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	tr := &translator{out: frames.NewWriter(&buf, nil), blocks: map[string]int{}, turnID: "turn_1"}
+	for _, e := range []session.Event{
+		ev(session.EventItemAdded, "turn_1", item(map[string]any{"id": "cmd_2", "type": "command_execution", "name": "shell", "arguments": map[string]any{"command": "cat a.txt"}, "output": "", "status": "in_progress"})),
+		ev(session.EventItemAdded, "turn_1", item(map[string]any{"id": "cmd_3", "type": "command_execution", "name": "file_operations", "arguments": map[string]any{"command": "view", "path": "/etc"}, "output": "", "status": "in_progress"})),
+		ev(session.EventItemDone, "turn_1", item(map[string]any{"id": "cmd_2", "type": "command_execution", "status": "completed", "output": "hello\n"})),
+		ev(session.EventItemDone, "turn_1", item(map[string]any{"id": "cmd_3", "type": "command_execution", "status": "failed", "output": "Error: /etc is outside the workspace"})),
+		ev(session.EventTurnCompleted, "turn_1", map[string]any{"turn": map[string]any{"id": "turn_1"}}),
+	} {
+		if err := tr.handle(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		`messageStart {"role":"assistant"}`,
+		`contentBlockStart {"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"cmd_2","name":"shell","type":"server_tool_use"}}}`,
+		`contentBlockDelta {"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"command\":\"cat a.txt\"}"}}}`,
+		`contentBlockStop {"contentBlockIndex":0}`,
+		`contentBlockStart {"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"cmd_3","name":"file_operations","type":"server_tool_use"}}}`,
+		`contentBlockDelta {"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"command\":\"view\",\"path\":\"/etc\"}"}}}`,
+		`contentBlockStop {"contentBlockIndex":1}`,
+		`messageStop {"stopReason":"tool_use"}`,
+		`messageStart {"role":"user"}`,
+		`contentBlockStart {"contentBlockIndex":0,"start":{"toolResult":{"toolUseId":"cmd_2","status":"success"}}}`,
+		`contentBlockDelta {"contentBlockIndex":0,"delta":{"toolResult":[{"text":"hello\n"}]}}`,
+		`contentBlockStop {"contentBlockIndex":0}`,
+		`contentBlockStart {"contentBlockIndex":1,"start":{"toolResult":{"toolUseId":"cmd_3","status":"error"}}}`,
+		`contentBlockDelta {"contentBlockIndex":1,"delta":{"toolResult":[{"text":"Error: /etc is outside the workspace"}]}}`,
+		`contentBlockStop {"contentBlockIndex":1}`,
+		`messageStop {"stopReason":"tool_result"}`,
+		`messageStart {"role":"assistant"}`,
+		`messageStop {"stopReason":"end_turn"}`,
+	}
+	if got := decodeFrames(t, buf.Bytes()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -572,3 +572,96 @@ func TestARejectedCallIsShownToTheProviderUnderASafeName(t *testing.T) {
 		t.Errorf("names in the next request = %q, want one provider-safe name for the call and its result", names)
 	}
 }
+
+// TestBuiltinCallsKeepModelOrderAroundAnInlineCall: in one response [builtin A, function B, declared code
+// interpreter C], A runs and is journaled as a command_execution, the turn parks on B with C queued, and C runs only
+// in the task that resumes after B's result (docs/tools.md "Order of tool calls"); a retried resume does not run C
+// again once its item is in the history.
+func TestBuiltinCallsKeepModelOrderAroundAnInlineCall(t *testing.T) {
+	t.Parallel()
+	ci := &countingBuiltin{}
+	cfg := toolsConfig(&agent.Controls{BuiltinTools: true}, `{"type":"agentcore_code_interpreter","name":"code"}`)
+	builtins := map[string]harness.BuiltinTool{"shell": echoBuiltin{}, "code": ci}
+	r, err := runSteps(t, harness.Job{Config: cfg, Builtins: builtins},
+		calls("shell", `{"command":"echo A"}`, "lookup", `{"q":"B"}`, "code", `{"code":"print(1)"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOps := []string{`tool shell {"command":"echo A"}`, `tool_done failed=false output=ran {"command":"echo A"}`, "function_call lookup"}
+	if diff := cmp.Diff(wantOps, r.ops); diff != "" {
+		t.Errorf("first task journal (-want +got):\n%s", diff)
+	}
+	if ci.n != 0 || len(r.queued) != 1 || r.queued[0].Name != "code" {
+		t.Fatalf("before B's result: code interpreter ran %d times, queued %+v", ci.n, r.queued)
+	}
+	if diff := cmp.Diff([]string{"lookup", "tool_search", "shell", "code"}, r.offered[0]); diff != "" {
+		t.Errorf("offered (-want +got):\n%s", diff)
+	}
+	hist := []session.Item{
+		{Type: session.ItemMessage, Role: "user", Status: session.ItemCompleted, Content: []session.ContentPart{{Type: "input_text", Text: "go"}}},
+		{Type: session.ItemCommandExecution, CallID: "call_t_1", Name: "shell", Arguments: json.RawMessage(`{"command":"echo A"}`), Status: session.ItemCompleted, Output: json.RawMessage(`"A"`)},
+		{Type: session.ItemFunctionCall, CallID: "call_t_2", Name: "lookup", Arguments: json.RawMessage(`{"q":"B"}`), Status: session.ItemCompleted},
+		{Type: session.ItemFunctionCallOutput, CallID: "call_t_2", Output: json.RawMessage(`"b"`), Status: session.ItemCompleted},
+	}
+	r2, err := runSteps(t, harness.Job{Config: cfg, Builtins: builtins, History: hist, Queued: r.queued})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.n != 1 || r2.out.Status != "completed" {
+		t.Fatalf("resumed task: code interpreter ran %d times, outcome %+v", ci.n, r2.out)
+	}
+	msgs := r2.model.requests[0].Messages
+	if len(msgs) < 5 || msgs[1].Calls[0].Name != "shell" || msgs[2].Results[0].Output != "A" || msgs[3].Calls[0].Name != "lookup" || msgs[4].Results[0].Output != "b" {
+		t.Errorf("history = %+v, want shell's call and result, then lookup's", msgs)
+	}
+	last := msgs[len(msgs)-2:]
+	if last[0].Calls[0].Name != "code" || last[1].Results[0].Output != `ran 1 {"code":"print(1)"}` {
+		t.Errorf("the model's conversation ends with %+v", last)
+	}
+	done := append(append([]session.Item(nil), hist...), session.Item{Type: session.ItemCommandExecution, CallID: r.queued[0].CallID,
+		Name: "code", Arguments: json.RawMessage(`{"code":"print(1)"}`), Status: session.ItemCompleted, Output: json.RawMessage(`"1"`)})
+	if _, err := runSteps(t, harness.Job{Config: cfg, Builtins: builtins, History: done, Queued: r.queued}); err != nil {
+		t.Fatal(err)
+	}
+	if ci.n != 1 {
+		t.Errorf("a retried resume ran the code interpreter again (%d runs)", ci.n)
+	}
+}
+
+// TestADeclaredHostedToolTheRuntimeLacksFailsTheRun: a declared browser the runtime cannot supply is a
+// configuration error, not a silently missing tool; arguments that break a builtin's schema are refused unrun.
+func TestADeclaredHostedToolTheRuntimeLacksFailsTheRun(t *testing.T) {
+	t.Parallel()
+	cfg := toolsConfig(nil, `{"type":"agentcore_browser","name":"browser"}`)
+	_, err := runSteps(t, harness.Job{Config: cfg}, calls("browser", `{}`))
+	var ce *harness.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Cause, `agentcore_browser tool "browser"`) {
+		t.Fatalf("error = %v, want a *ConfigError naming the browser tool", err)
+	}
+	ci := &countingBuiltin{}
+	cfg = toolsConfig(nil, `{"type":"agentcore_code_interpreter","name":"code"}`)
+	r, err := runSteps(t, harness.Job{Config: cfg, Builtins: map[string]harness.BuiltinTool{"code": ci}}, calls("code", `{"code":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.n != 0 {
+		t.Errorf("the tool ran with arguments that break its schema")
+	}
+	if res := lastResults(r.model); len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Output, "was not run") {
+		t.Errorf("result = %+v, want an error saying the tool was not run", res)
+	}
+	if len(r.ops) < 2 || !strings.HasPrefix(r.ops[1], "tool_done failed=true") {
+		t.Errorf("journal = %q, want a failed command_execution", r.ops)
+	}
+}
+
+// countingBuiltin is a code-interpreter-shaped builtin that counts its runs.
+type countingBuiltin struct{ n int }
+
+func (*countingBuiltin) Definition() harness.Tool {
+	return harness.Tool{Description: "run code", Parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string"}},"required":["code"]}`)}
+}
+func (c *countingBuiltin) Call(_ context.Context, args json.RawMessage) (harness.BuiltinResult, error) {
+	c.n++
+	return harness.BuiltinResult{Output: fmt.Sprintf("ran %d %s", c.n, args)}, nil
+}
