@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -237,8 +238,14 @@ type BuiltinResult struct {
 	Images   []Image
 }
 
-// Image is an image a tool produced: MediaType ("image/png", "image/jpeg") and the encoded bytes.
+// Image is an image a tool produced: MediaType ("image/png", "image/jpeg") and the encoded bytes. Images reach the
+// model only within the activity task that produced them: the history keeps the tool's text, not its images.
 type Image struct {
 	MediaType string
 	Data      []byte
+}
+
+// DataURL renders the image as a `data:<media type>;base64,…` URL.
+func (i Image) DataURL() string {
+	return "data:" + i.MediaType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
 }

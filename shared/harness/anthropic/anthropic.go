@@ -169,6 +169,10 @@ func Params(req harness.Request) (sdk.MessageNewParams, error) {
 				if r.Output != "" {
 					tr.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: r.Output}}}
 				}
+				for _, img := range r.Images {
+					// A tool's images (a browser screenshot) follow its text (docs/tools.md "Builtin tools").
+					tr.Content = append(tr.Content, sdk.ToolResultBlockParamContentUnion{OfImage: imageBlock(img.DataURL()).OfImage})
+				}
 				if r.IsError {
 					tr.IsError = sdk.Bool(true)
 				}

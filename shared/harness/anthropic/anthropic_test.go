@@ -169,7 +169,7 @@ func TestStream(t *testing.T) {
 				{ID: "toolu_2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)},
 			}},
 			{Role: harness.RoleTool, Results: []harness.Result{
-				{CallID: "toolu_1", Name: "get_weather", Output: "sunny"},
+				{CallID: "toolu_1", Name: "get_weather", Output: "sunny", Images: []harness.Image{{MediaType: "image/png", Data: []byte("PNG")}}},
 				{CallID: "toolu_2", Name: "get_weather", Output: "city unknown", IsError: true},
 			}},
 			{Role: harness.RoleUser, Text: "And tomorrow?"},
@@ -230,7 +230,8 @@ func TestStream(t *testing.T) {
 					{"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
 					{"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": {"city": "Rome"}}]},
 				{"role": "user", "content": [
-					{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "sunny"}]},
+					{"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "sunny"},
+						{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "UE5H"}}]},
 					{"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "city unknown"}], "is_error": true},
 					{"type": "text", "text": "And tomorrow?"}]}
 			]}`,

@@ -173,10 +173,19 @@ func Input(req harness.Request) (*bedrockruntime.ConverseStreamInput, error) {
 				if text == "" {
 					text = EmptyToolResult
 				}
+				content := []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: text}}
+				for _, img := range r.Images {
+					// A tool's images (a browser screenshot) follow its text (docs/tools.md "Builtin tools").
+					block, err := imageBlock(img.DataURL())
+					if err != nil {
+						continue // a format Converse does not take is left out
+					}
+					content = append(content, &types.ToolResultContentBlockMemberImage{Value: block})
+				}
 				blocks = append(blocks, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{
 					ToolUseId: aws.String(r.CallID),
 					Status:    status,
-					Content:   []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: text}},
+					Content:   content,
 				}})
 			}
 		}

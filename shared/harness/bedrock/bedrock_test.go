@@ -183,7 +183,7 @@ func TestStream(t *testing.T) {
 				{ID: "tu_2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)},
 			}},
 			{Role: harness.RoleTool, Results: []harness.Result{
-				{CallID: "tu_1", Name: "get_weather", Output: "sunny"},
+				{CallID: "tu_1", Name: "get_weather", Output: "sunny", Images: []harness.Image{{MediaType: "image/png", Data: []byte("PNG")}}},
 				{CallID: "tu_2", Name: "get_weather", Output: "city unknown", IsError: true},
 			}},
 		},
@@ -241,7 +241,7 @@ func TestStream(t *testing.T) {
 					{"toolUse": {"toolUseId": "tu_1", "name": "get_weather", "input": {"city": "Paris", "days": 12345678901234567890}}},
 					{"toolUse": {"toolUseId": "tu_2", "name": "get_weather", "input": {"city": "Rome"}}}]},
 				{"role": "user", "content": [
-					{"toolResult": {"toolUseId": "tu_1", "status": "success", "content": [{"text": "sunny"}]}},
+					{"toolResult": {"toolUseId": "tu_1", "status": "success", "content": [{"text": "sunny"}, {"image": {"format": "png", "source": {"bytes": "UE5H"}}}]}},
 					{"toolResult": {"toolUseId": "tu_2", "status": "error", "content": [{"text": "city unknown"}]}}]}
 			]}`,
 		},

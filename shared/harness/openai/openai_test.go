@@ -131,7 +131,7 @@ var followUp = harness.Request{
 			{ID: "call_2", Name: "get_weather", Arguments: json.RawMessage(`{"city":"Rome"}`)},
 		}},
 		{Role: harness.RoleTool, Results: []harness.Result{
-			{CallID: "call_1", Name: "get_weather", Output: "sunny"},
+			{CallID: "call_1", Name: "get_weather", Output: "sunny", Images: []harness.Image{{MediaType: "image/png", Data: []byte("PNG")}}},
 			{CallID: "call_2", Name: "get_weather", Output: "city unknown", IsError: true},
 		}},
 	},
@@ -290,7 +290,8 @@ func TestResponses(t *testing.T) {
 				{"role": "assistant", "content": "Checking."},
 				{"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
 				{"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\"city\":\"Rome\"}"},
-				{"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+				{"type": "function_call_output", "call_id": "call_1", "output": [{"type": "input_text", "text": "sunny"},
+					{"type": "input_image", "image_url": "data:image/png;base64,UE5H", "detail": "auto"}]},
 				{"type": "function_call_output", "call_id": "call_2", "output": "Error: city unknown"}
 			]}`,
 		},

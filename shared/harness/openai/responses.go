@@ -72,6 +72,15 @@ func ResponsesParams(req harness.Request) (responses.ResponseNewParams, error) {
 		case harness.RoleTool:
 			for _, r := range msg.Results {
 				item := responses.ResponseInputItemParamOfFunctionCallOutput(resultOutput(r))
+				if len(r.Images) > 0 {
+					// A tool's images (a browser screenshot) follow its text (docs/tools.md "Builtin tools").
+					parts := responses.ResponseFunctionCallOutputItemListParam{{OfInputText: &responses.ResponseInputTextContentParam{Text: resultOutput(r)}}}
+					for _, img := range r.Images {
+						parts = append(parts, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
+							ImageURL: param.NewOpt(img.DataURL()), Detail: responses.ResponseInputImageContentDetailAuto}})
+					}
+					item.OfFunctionCallOutput.Output = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: parts}
+				}
 				item.OfFunctionCallOutput.CallID = param.NewOpt(r.CallID)
 				input = append(input, item)
 			}
