@@ -223,8 +223,12 @@ func TestRuntimeTaskRoleMatchesTheCalls(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
 	sts := roleStatements(t, tpl, "BatonRuntimeTaskRole")
-	want := []string{"bedrock:InvokeModelWithResponseStream", "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem",
-		"dynamodb:Query", "states:GetActivityTask", "states:SendTaskFailure", "states:SendTaskHeartbeat", "states:SendTaskSuccess"}
+	want := []string{"bedrock-agentcore:ConnectBrowserAutomationStream", "bedrock-agentcore:GetGateway", "bedrock-agentcore:InvokeCodeInterpreter",
+		"bedrock-agentcore:InvokeGateway", "bedrock-agentcore:StartBrowserSession", "bedrock-agentcore:StartCodeInterpreterSession",
+		"bedrock-agentcore:StopBrowserSession", "bedrock-agentcore:StopCodeInterpreterSession",
+		"bedrock:InvokeModelWithResponseStream", "dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem",
+		"dynamodb:Query", "elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite",
+		"states:GetActivityTask", "states:SendTaskFailure", "states:SendTaskHeartbeat", "states:SendTaskSuccess"}
 	if diff := cmp.Diff(want, actions(sts)); diff != "" {
 		t.Errorf("BatonRuntimeTaskRole actions (-want +got):\n%s", diff)
 	}

@@ -263,9 +263,17 @@ func TestRuntimeTaskDefinition(t *testing.T) {
 		"BATON_SHUTDOWN_GRACE_SECONDS": "25",
 		"BATON_SEAL_KEY":               "",
 		"AWS_REGION":                   "us-east-1",
+		"BATON_WORKSPACE_ROOT":         "/var/lib/baton/workspaces",
+		"BATON_TOOL_PROVIDER":          "aws",
 	}
 	if diff := cmp.Diff(want, env); diff != "" {
 		t.Errorf("runtime container environment (-want +got):\n%s", diff)
+	}
+	// The workspaces live on EFS, mounted where BATON_WORKSPACE_ROOT points (docs/tools.md "Workspace").
+	if len(td.Volumes) != 1 || td.Volumes[0].EFSVolumeConfiguration == nil || len(td.ContainerDefinitions[0].MountPoints) != 1 ||
+		aws.ToString(td.ContainerDefinitions[0].MountPoints[0].ContainerPath) != env["BATON_WORKSPACE_ROOT"] ||
+		aws.ToString(td.ContainerDefinitions[0].MountPoints[0].SourceVolume) != aws.ToString(td.Volumes[0].Name) {
+		t.Errorf("volumes %+v, mount points %+v: want the EFS workspace volume mounted at BATON_WORKSPACE_ROOT", td.Volumes, td.ContainerDefinitions[0].MountPoints)
 	}
 	if rp := td.RuntimePlatform; rp == nil || aws.ToString(rp.CpuArchitecture) != "ARM64" {
 		t.Errorf("runtime platform = %+v, want ARM64", rp)
