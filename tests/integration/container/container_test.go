@@ -37,8 +37,8 @@ const (
 	registrationTTL = 30 * time.Second
 )
 
-// distrolessUsers are the user and group names of distroless's /etc/passwd and /etc/group that a USER
-// instruction may name (gcr.io/distroless/static-debian12: root 0, nonroot 65532).
+// distrolessUsers are the user and group names a USER instruction may name: root 0, and nonroot 65532 (the
+// Dockerfile's final stage creates it with the uid and gid distroless images use).
 var distrolessUsers = map[string]uint32{"root": 0, "nonroot": 65532}
 
 // buildArgs stand in for BuildKit's automatic platform arguments (the host's, so the binary runs here) and the
