@@ -66,6 +66,6 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
-		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey})
+		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }
