@@ -26,8 +26,8 @@ const (
 	ModeProcess Mode = "process"
 )
 
-// sandboxPath is the PATH commands get.
-const sandboxPath = "/usr/local/bin:/usr/bin:/bin"
+// CommandPath is the PATH commands get (in either Mode).
+const CommandPath = "/usr/local/bin:/usr/bin:/bin"
 
 // waitDelay bounds how long Run waits for output pipes after the process ended or was killed (a background child
 // of a plain process may hold them open).
@@ -77,7 +77,7 @@ func detectSandbox(l Limits) sandbox {
 
 // env is the environment commands get (nothing of the runtime's own).
 func (s sandbox) env(home string) []string {
-	return []string{"PATH=" + sandboxPath, "HOME=" + home, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}
+	return []string{"PATH=" + CommandPath, "HOME=" + home, "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}
 }
 
 // argv returns the program, arguments, environment and host working directory that run argv for the workspace

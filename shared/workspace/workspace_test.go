@@ -218,7 +218,7 @@ func TestCommandRunsInTheWorkspaceWithAMinimalEnvironment(t *testing.T) {
 		t.Fatalf("the runtime's environment is visible to the command:\n%s", out)
 	}
 	// Each section was read (so the absence above means something).
-	for _, want := range []string{"/workspace\n---env\n", "HOME=/workspace", "---init\nPATH=" + sandboxPath, "---self\n"} {
+	for _, want := range []string{"/workspace\n---env\n", "HOME=/workspace", "---init\nPATH=" + CommandPath, "---self\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
