@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -178,7 +179,11 @@ func (w *Workspace) Run(ctx context.Context, c Command) (Result, error) {
 	// Its own process group, so a kill reaches every process it started (under bubblewrap, killing bwrap's PID 1
 	// also ends every process of its PID namespace); killed too if the runtime dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var killed atomic.Bool // set when the time limit (or ctx) ended the command, not its own exit
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	cmd.WaitDelay = waitDelay
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -191,7 +196,7 @@ func (w *Workspace) Run(ctx context.Context, c Command) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	res.TimedOut = killed.Load()
 	var exitErr *exec.ExitError
 	switch {
 	case waitErr == nil:
