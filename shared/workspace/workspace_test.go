@@ -391,3 +391,21 @@ func TestFitTwoSharesTheBudget(t *testing.T) {
 		t.Fatalf("untruncated: %q %q", a, b)
 	}
 }
+
+func TestBackgroundProcessesEndWithTheCommand(t *testing.T) {
+	t.Parallel()
+	for _, m := range []*Manager{newManager(t, Limits{CommandTimeout: 60 * time.Second}), newProcessManager(t, Limits{CommandTimeout: 60 * time.Second})} {
+		w := open(t, m, "sess-bg")
+		marker := fmt.Sprintf("baton-bg-probe-%s-%d", m.Mode(), time.Now().UnixNano())
+		r := bash(t, w, fmt.Sprintf(`(exec -a %s sleep 1000) > /dev/null 2>&1 & echo left`, marker))
+		if r.TimedOut || r.ExitCode != 0 || r.Stdout.Data != "left\n" {
+			t.Fatalf("%s: %+v", m.Mode(), r)
+		}
+		for i := 0; processWithArg0(t, marker); i++ {
+			if i == 200 {
+				t.Fatalf("%s: a background process outlived its command: %s", m.Mode(), marker)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
