@@ -54,9 +54,12 @@ type execJournal struct {
 	final    string
 }
 
-func (j *execJournal) StartMessage(context.Context, string) (string, error)  { return "msg", nil }
-func (j *execJournal) AppendText(context.Context, string, string) error      { return nil }
-func (j *execJournal) FinishMessage(_ context.Context, _, text string) error { j.final = text; return nil }
+func (j *execJournal) StartMessage(context.Context, string) (string, error) { return "msg", nil }
+func (j *execJournal) AppendText(context.Context, string, string) error     { return nil }
+func (j *execJournal) FinishMessage(_ context.Context, _, text string) error {
+	j.final = text
+	return nil
+}
 func (j *execJournal) RequestCalls(context.Context, []engine.PendingCall, ...engine.PendingCall) (int, error) {
 	return 0, fmt.Errorf("no function call expected")
 }
