@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/baton-run/baton/shared/workspace"
 )
@@ -52,7 +53,10 @@ func (p *LocalProvider) Execute(ctx context.Context, language, code string) (Exe
 	budget := max(p.ws.Limits().OutputBytes-localHeadroom, 0)
 	stdout, stderr := workspace.FitTwo(r.Stdout, r.Stderr, budget)
 	if err := p.ws.CheckSize(0); err != nil && errors.Is(err, workspace.ErrTooLarge) {
-		stderr += "\n[" + err.Error() + "]\n"
+		if stderr != "" && !strings.HasSuffix(stderr, "\n") {
+			stderr += "\n"
+		}
+		stderr += "[" + err.Error() + "]\n"
 	}
 	return Execution{Stdout: stdout, Stderr: stderr, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		Files: workspace.Changed(before, p.ws.Snapshot())}, nil

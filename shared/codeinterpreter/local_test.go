@@ -187,3 +187,14 @@ func TestExecutionOutputListsAtMostMaxListedFiles(t *testing.T) {
 		t.Fatalf("%q", out)
 	}
 }
+
+func TestAProgramThatFillsTheWorkspaceIsToldSo(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, workspace.Limits{MaxBytes: 1000})
+	r := run(t, Tool(Local(w)), args{Code: "open('big.bin', 'wb').write(b'0' * 2000)"})
+	want := "exit_code: 0\nstderr:\n[workspace size limit exceeded: the workspace would hold more than its limit of 1000 bytes; " +
+		"delete files to make room]\nfiles created or changed:\nbig.bin"
+	if r.IsError || r.Output != want {
+		t.Fatalf("%+v", r)
+	}
+}
