@@ -17,7 +17,7 @@ const (
 	// DefaultMemoryBytes bounds the virtual memory of each sandboxed process: 2 GiB (BATON_TOOL_MEMORY_BYTES).
 	DefaultMemoryBytes int64 = 2 << 30
 	// DefaultNetwork lets sandboxed commands reach the network (BATON_TOOL_NETWORK), as AgentCore's own sandbox
-	// does.
+	// does (Limits.NoNetwork false).
 	DefaultNetwork = true
 )
 
@@ -31,7 +31,7 @@ const (
 )
 
 // Limits are the bounds of the builtin tools of one runtime (docs/tools.md "Limits"). A zero field means its
-// named default (DefaultLimits); Network has no zero meaning, so build Limits with DefaultLimits or LimitsFromEnv.
+// named default (DefaultLimits), so Limits{} is the defaults.
 type Limits struct {
 	// CommandTimeout is the wall time one command or program may run before its whole process tree is killed; a
 	// call may ask for less, never more.
@@ -44,15 +44,15 @@ type Limits struct {
 	MaxBytes int64
 	// MemoryBytes is the virtual memory (RLIMIT_AS, `ulimit -v`) of each process a command starts.
 	MemoryBytes int64
-	// Network lets sandboxed processes use the runtime's network; false gives them a network namespace with only
-	// a loopback interface (bubblewrap mode only: a plain process always has the network).
-	Network bool
+	// NoNetwork gives sandboxed processes a network namespace with only a loopback interface; false (the default)
+	// lets them use the runtime's network (bubblewrap mode only: a plain process always has the network).
+	NoNetwork bool
 }
 
 // DefaultLimits returns the named defaults.
 func DefaultLimits() Limits {
 	return Limits{CommandTimeout: DefaultCommandTimeout, OutputBytes: DefaultOutputBytes, MaxBytes: DefaultMaxBytes,
-		MemoryBytes: DefaultMemoryBytes, Network: DefaultNetwork}
+		MemoryBytes: DefaultMemoryBytes, NoNetwork: !DefaultNetwork}
 }
 
 // withDefaults fills zero fields with their defaults.
@@ -120,7 +120,7 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 		if err != nil {
 			return Limits{}, fmt.Errorf("%s=%q: want true or false", EnvNetwork, v)
 		}
-		l.Network = b
+		l.NoNetwork = !b
 	}
 	return l, nil
 }

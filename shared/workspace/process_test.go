@@ -15,7 +15,7 @@ func newProcessManager(t *testing.T, l Limits) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.sandbox = sandbox{mode: ModeProcess, reason: "forced by the test", network: m.limits.Network, memKB: m.limits.MemoryBytes / 1024}
+	m.sandbox = sandbox{mode: ModeProcess, reason: "forced by the test", network: !m.limits.NoNetwork, memKB: m.limits.MemoryBytes / 1024}
 	return m
 }
 

@@ -18,7 +18,7 @@ type Mode string
 
 const (
 	// ModeBubblewrap: each command runs under bubblewrap in new user, PID, IPC, UTS and mount namespaces (and a
-	// new network namespace when Limits.Network is false), with the system read-only, only its Session's
+	// new network namespace when Limits.NoNetwork is set), with the system read-only, only its Session's
 	// workspace (at MountPath) and a fresh, private /tmp writable, no capabilities and a minimal environment.
 	ModeBubblewrap Mode = "bubblewrap"
 	// ModeProcess: bubblewrap is missing or cannot create namespaces here; each command is a plain process of the
@@ -46,7 +46,7 @@ type sandbox struct {
 // detectSandbox looks up bwrap and runs `true` under the namespaces Run uses; failing that it returns
 // ModeProcess with the reason.
 func detectSandbox(l Limits) sandbox {
-	s := sandbox{mode: ModeProcess, network: l.Network, memKB: l.MemoryBytes / 1024}
+	s := sandbox{mode: ModeProcess, network: !l.NoNetwork, memKB: l.MemoryBytes / 1024}
 	if s.memKB < 1 {
 		s.memKB = 1
 	}
@@ -61,7 +61,7 @@ func detectSandbox(l Limits) sandbox {
 		return s
 	}
 	defer os.RemoveAll(dir)
-	probe := sandbox{mode: ModeBubblewrap, bwrap: path, network: l.Network, memKB: s.memKB}
+	probe := sandbox{mode: ModeBubblewrap, bwrap: path, network: !l.NoNetwork, memKB: s.memKB}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	name, args, env, cwd := probe.argv(dir, []string{"true"})
