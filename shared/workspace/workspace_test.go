@@ -201,6 +201,14 @@ func TestSessionsGetTheirOwnPersistentWorkspace(t *testing.T) {
 	if _, err := open(t, m2, "sess-b").Root().ReadFile("kept.txt"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("another Session read the file: %v", err)
 	}
+	// An id that is not a safe name still gets one directory directly under the root.
+	odd := open(t, m, "../a/b")
+	if filepath.Dir(odd.Dir()) != root || !strings.HasPrefix(filepath.Base(odd.Dir()), "h-") {
+		t.Fatalf("directory of an odd id: %s", odd.Dir())
+	}
+	if _, err := m.Open(""); !errors.Is(err, ErrSessionID) {
+		t.Fatalf("empty id: %v", err)
+	}
 }
 
 func TestCommandRunsInTheWorkspaceWithAMinimalEnvironment(t *testing.T) {
