@@ -61,6 +61,10 @@ type Config struct {
 	// RuntimeBin is the baton runtime binary; Runtimes how many to start (0 = none).
 	RuntimeBin string
 	Runtimes   int
+	// WorkspaceRoot is the folder of the Session workspaces of the builtin tools (BATON_WORKSPACE_ROOT of the
+	// runtimes, docs/tools.md "Workspace"); "" = <DataDir>/workspaces, or a temporary folder removed at exit when
+	// there is no DataDir.
+	WorkspaceRoot string
 	// RuntimeEnv is extra environment for the runtimes (KEY=VALUE).
 	RuntimeEnv []string
 
@@ -214,7 +218,27 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		Endpoints: setup.Endpoints{DynamoDB: ddb.Endpoint(), SFN: sfnURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
 	}, localAWS(), translate.Admission{Next: admission.Execution{}})
+	workspaces := cfg.WorkspaceRoot
+	switch {
+	case workspaces != "":
+	case cfg.DataDir != "":
+		workspaces = filepath.Join(cfg.DataDir, "workspaces")
+	default:
+		tmp, err := os.MkdirTemp("", "baton-workspaces-")
+		if err != nil {
+			return err
+		}
+		workspaces = tmp
+		cleanups = append(cleanups, func() { _ = os.RemoveAll(tmp) })
+	}
+	if workspaces, err = filepath.Abs(workspaces); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(workspaces, 0o700); err != nil {
+		return fmt.Errorf("workspace root: %w", err)
+	}
 	childEnv := []string{
+		setup.EnvWorkspaceRoot + "=" + workspaces,
 		"AWS_REGION=" + region,
 		"AWS_ACCESS_KEY_ID=" + localAccessKey,
 		"AWS_SECRET_ACCESS_KEY=" + localAccessKey,
@@ -323,7 +347,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
-		StateMachineARN: stateMachineARN, PID: os.Getpid(), RuntimePIDs: rtPIDs}
+		StateMachineARN: stateMachineARN, WorkspaceRoot: workspaces, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
 		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
 			return err

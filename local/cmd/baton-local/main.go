@@ -30,6 +30,7 @@ func main() {
 	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", launcher.DefaultAdminKey), "admin API key")
 	flag.StringVar(&cfg.AccessKeyID, "access-key-id", envOr("BATON_LOCAL_ACCESS_KEY_ID", launcher.DefaultAccessKeyID), "AgentCore access key id provisioned for the local project")
 	flag.StringVar(&cfg.SecretAccessKey, "secret-access-key", envOr("BATON_LOCAL_SECRET_ACCESS_KEY", launcher.DefaultSecretAccessKey), "AgentCore secret access key of that id")
+	flag.StringVar(&cfg.WorkspaceRoot, "workspaces", os.Getenv("BATON_WORKSPACE_ROOT"), "folder of the Session workspaces of the builtin tools (default: <data>/workspaces, else a temporary folder)")
 	flag.StringVar(&cfg.RuntimeBin, "runtime-bin", "bin/baton-runtime", "baton runtime binary")
 	flag.IntVar(&cfg.Runtimes, "runtimes", 1, "number of baton runtimes to start")
 	flag.IntVar(&cfg.Timeouts.HeartbeatSeconds, "heartbeat-seconds", engine.DefaultTimeouts.HeartbeatSeconds, "activity heartbeat timeout")
