@@ -110,7 +110,7 @@ func (c *controlPlane) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "my-gw-abcdefghij":
 		_ = json.NewEncoder(w).Encode(map[string]any{"gatewayArn": arn, "gatewayId": id, "name": "my-gw",
 			"gatewayUrl": "https://my-gw-abcdefghij.gateway.bedrock-agentcore.us-west-2.amazonaws.com/mcp",
-			"createdAt": "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z", "status": "READY", "authorizerType": "AWS_IAM",
+			"createdAt":  "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z", "status": "READY", "authorizerType": "AWS_IAM",
 			"protocolType": "MCP"})
 	case "creating-abcdefghij":
 		_ = json.NewEncoder(w).Encode(map[string]any{"gatewayArn": arn, "gatewayId": id, "name": "c",
