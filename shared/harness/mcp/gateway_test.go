@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/baton-run/baton/shared/gateway"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/mcp"
+	"github.com/baton-run/baton/shared/harness/scripted"
+	"github.com/baton-run/baton/shared/session"
 )
 
 const (
@@ -208,4 +211,68 @@ func TestANoneGatewaySendsNoSignature(t *testing.T) {
 			t.Errorf("request %q carries an Authorization header", r)
 		}
 	}
+}
+
+func TestHarnessRunsAGatewaysToolsThroughTheSigningConnector(t *testing.T) {
+	t.Parallel()
+	gs := newGatewayServer(t)
+	decl := fmt.Sprintf(`{"type":"agentcore_gateway","name":"calc","gateway_arn":%q,"outbound_auth":{"awsIam":{}}}`, gwARN)
+	tests := []struct {
+		name    string
+		allowed []string
+		input   string
+		wantOps []string
+	}{
+		{
+			name:  "the gateway's tools are called under the declared name, every request signed",
+			input: "add please",
+			wantOps: []string{
+				`mcp_call calc add {"a":2,"b":40}`,
+				`mcp_done completed output={"sum":42} error=`,
+				`mcp_call calc echo {"message":"{\"sum\":42}"}`,
+				`mcp_done completed output="Echo: {\"sum\":42}" error=`,
+				"message final_answer",
+				`text done: [calc__add {"sum":42} false][calc__echo Echo: {"sum":42} false]`,
+			},
+		},
+		{
+			name:    "allowedTools selects a gateway tool as @<name>/<tool>",
+			allowed: []string{"lookup", "@calc/add"},
+			input:   "tools",
+			wantOps: []string{"message final_answer", "text lookup calc__add "},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := mcpConfig(decl)
+			if tc.allowed != nil {
+				cfg.Controls = &agent.Controls{AllowedTools: tc.allowed}
+			}
+			model, err := scripted.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := &journal{}
+			hist := []session.Item{{Type: session.ItemMessage, Role: "user", Status: session.ItemCompleted,
+				Content: []session.ContentPart{{Type: "input_text", Text: tc.input}}}}
+			out, err := harness.Run(t.Context(), harness.Job{TurnID: "turn_g", Config: cfg, History: hist, Journal: j,
+				MCP: gatewayConnector(gs.URL)}, model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Status != "completed" {
+				t.Errorf("outcome %+v", out)
+			}
+			if d := cmp.Diff(tc.wantOps, j.ops); d != "" {
+				t.Errorf("journal (-want +got):\n%s", d)
+			}
+		})
+	}
+	// Parallel subtests finish before the parent's cleanups run.
+	t.Cleanup(func() {
+		if n := gs.refusedCount(); n != 0 {
+			t.Errorf("%d requests of the harness were refused by the SigV4 check", n)
+		}
+	})
 }
