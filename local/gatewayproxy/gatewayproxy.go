@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"time"
 
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
@@ -95,4 +97,31 @@ func deny(w http.ResponseWriter, status int, errorType, msg string) {
 	w.Header().Set("X-Amzn-ErrorType", errorType)
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
+}
+
+// Listen serves a Proxy for target and keys on addr (host:port; port 0 picks a free port) until stop is called,
+// and returns its MCP URL ("http://<addr>/mcp"). stop shuts the server down (at most 3 s for requests in flight).
+// Errors: New's, or the address cannot be listened on.
+func Listen(addr, target string, keys map[string]string, log *slog.Logger) (mcpURL string, stop func(), err error) {
+	p, err := New(target, keys, log)
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("gatewayproxy: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.Error("gateway proxy stopped", "error", err)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/mcp", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			_ = srv.Close()
+		}
+	}, nil
 }

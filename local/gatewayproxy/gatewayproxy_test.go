@@ -260,3 +260,28 @@ func TestNewRejectsABadTargetOrNoKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestListenServesTheProxyUntilStopped(t *testing.T) {
+	t.Parallel()
+	backend, hits := counting(t)
+	url, stop, err := gatewayproxy.Listen("127.0.0.1:0", backend.URL+"/mcp", map[string]string{keyID: secret}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("url %q", url)
+	}
+	if status, _ := post(t, url, keyID, secret, gatewayproxy.SigningName, time.Now()); status != http.StatusTeapot || hits.Load() != 1 {
+		t.Fatalf("a signed request: status %d, %d hits", status, hits.Load())
+	}
+	if status, _ := post(t, url, "", "", "", time.Now()); status != http.StatusForbidden {
+		t.Fatalf("an unsigned request: status %d", status)
+	}
+	stop()
+	if _, err := http.Post(url, "application/json", strings.NewReader(initialize)); err == nil {
+		t.Fatal("the proxy still answers after stop")
+	}
+	if _, _, err := gatewayproxy.Listen("127.0.0.1:0", "not a url", map[string]string{keyID: secret}, nil); err == nil {
+		t.Fatal("Listen accepted a bad target")
+	}
+}
