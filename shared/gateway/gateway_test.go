@@ -228,3 +228,41 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+func TestConfigureMapsFirstThenAsksTheControlPlane(t *testing.T) {
+	t.Parallel()
+	plane := &controlPlane{}
+	ts := httptest.NewServer(plane)
+	t.Cleanup(ts.Close)
+	local := "arn:aws:bedrock-agentcore:us-east-1:000000000000:gateway/local-gw-abcdefghij"
+	getenv := func(name string) string {
+		if name == gateway.EnvGatewayURLs {
+			return `{"` + local + `":"http://127.0.0.1:3101/mcp"}`
+		}
+		return ""
+	}
+	awsCfg := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(ts.URL), Retryer: func() aws.Retryer { return aws.NopRetryer{} },
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDCFG", "cfg-secret", "")}
+	r, s, err := gateway.Configure(getenv, awsCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := r.GatewayURL(t.Context(), local); err != nil || u != "http://127.0.0.1:3101/mcp" {
+		t.Fatalf("mapped ARN: %q, %v", u, err)
+	}
+	if u, err := r.GatewayURL(t.Context(), arn); err != nil || !strings.HasPrefix(u, "https://my-gw-abcdefghij.gateway.") {
+		t.Fatalf("unmapped ARN: %q, %v", u, err)
+	}
+	plane.mu.Lock()
+	n := len(plane.requests)
+	plane.mu.Unlock()
+	if n != 1 {
+		t.Errorf("control plane saw %d requests; want 1 (only the unmapped ARN)", n)
+	}
+	if c, err := s.Credentials.Retrieve(t.Context()); err != nil || c.AccessKeyID != "AKIDCFG" {
+		t.Errorf("signer credentials %v, %v", c.AccessKeyID, err)
+	}
+	if _, _, err := gateway.Configure(func(string) string { return "[]" }, awsCfg); err == nil {
+		t.Error("a bad BATON_GATEWAY_URLS was accepted")
+	}
+}

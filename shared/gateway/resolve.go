@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
 )
 
@@ -131,4 +132,16 @@ func (r *AWSResolver) GatewayURL(ctx context.Context, gatewayARN string) (string
 	r.urls[gatewayARN] = *out.GatewayUrl
 	r.mu.Unlock()
 	return *out.GatewayUrl, nil
+}
+
+// Configure returns what a runtime's MCP connector needs for gateways (docs/tools.md "Gateway"): a resolver that
+// looks up BATON_GATEWAY_URLS (read through getenv, LoadURLs) first and asks the control plane's GetGateway (a
+// bedrockagentcorecontrol client made from awsCfg) for every other ARN, and a Signer with awsCfg's credentials.
+// Errors: LoadURLs's *SettingError.
+func Configure(getenv func(string) string, awsCfg aws.Config) (StaticResolver, Signer, error) {
+	urls, err := LoadURLs(getenv)
+	if err != nil {
+		return StaticResolver{}, Signer{}, err
+	}
+	return StaticResolver{URLs: urls, Next: NewAWSResolver(cp.NewFromConfig(awsCfg))}, Signer{Credentials: awsCfg.Credentials}, nil
 }
