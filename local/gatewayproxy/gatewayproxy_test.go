@@ -3,19 +3,11 @@ package gatewayproxy_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +20,7 @@ import (
 	"github.com/baton-run/baton/shared/gateway"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/mcp"
+	"github.com/baton-run/baton/tests/stack"
 )
 
 const (
@@ -37,70 +30,6 @@ const (
 )
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-
-// everything is the npm MCP server @modelcontextprotocol/server-everything in streamable HTTP mode, started once
-// per test binary (`PORT=<free> node …/dist/index.js streamableHttp`, endpoint /mcp) and killed with it.
-var everything struct {
-	once sync.Once
-	url  string
-	err  error
-}
-
-// everythingURL returns the server's MCP endpoint; without node or the package the test is skipped, or fails
-// under CI=true.
-func everythingURL(t *testing.T) string {
-	t.Helper()
-	everything.once.Do(func() { everything.url, everything.err = startEverything() })
-	if everything.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MCP server server-everything: %v — under CI=true a missing server fails the run", everything.err)
-		}
-		t.Skipf("MCP server server-everything unavailable: %v (run `make tools`)", everything.err)
-	}
-	return everything.url
-}
-
-func startEverything() (string, error) {
-	modules := os.Getenv("BATON_NODE_MODULES")
-	if modules == "" {
-		_, file, _, _ := runtime.Caller(0)
-		modules = filepath.Join(filepath.Dir(file), "..", "..", "tools", "node_modules")
-	}
-	entry := filepath.Join(modules, "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		return "", err
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	cmd := exec.Command(node, entry, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go func() { _ = cmd.Wait() }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			_ = c.Close()
-			return "http://" + addr + "/mcp", nil
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return "", fmt.Errorf("server-everything did not listen on %s within 30s", addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // proxy starts a gateway proxy in front of target for the test's key pair.
 func proxy(t *testing.T, target string) *httptest.Server {
@@ -128,7 +57,7 @@ func server(auth string) harness.MCPServer {
 
 func TestASignedClientListsAndCallsToolsThroughTheProxy(t *testing.T) {
 	t.Parallel()
-	ts := proxy(t, everythingURL(t))
+	ts := proxy(t, stack.Everything(t))
 	ctx := t.Context()
 	for _, auth := range []string{"", `{"awsIam":{}}`} {
 		sess, err := connector(ts.URL+"/mcp", keyID, secret).Connect(ctx, server(auth))
