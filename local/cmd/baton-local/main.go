@@ -38,6 +38,8 @@ func main() {
 	flag.IntVar(&cfg.Timeouts.AwaitSeconds, "await-seconds", engine.DefaultTimeouts.AwaitSeconds, "how long a turn waits for tool results")
 	flag.IntVar(&cfg.ActivityPollSeconds, "activity-poll-seconds", 20, "GetActivityTask long-poll hold")
 	flag.DurationVar(&cfg.ReconcileEvery, "reconcile-every", 30*time.Second, "reconciler period")
+	flag.StringVar(&cfg.GatewayTarget, "gateway-target", os.Getenv("BATON_LOCAL_GATEWAY_TARGET"), "MCP endpoint the local AgentCore gateway fronts with SigV4 verification, e.g. http://127.0.0.1:3100/mcp (default: no local gateway; docs/tools.md \"Gateway\")")
+	flag.StringVar(&cfg.GatewayAddr, "gateway", envOr("BATON_LOCAL_GATEWAY_ADDR", launcher.DefaultGatewayAddr), "local AgentCore gateway listen address (with -gateway-target)")
 	flag.StringVar(&cfg.StateFile, "state-file", "", "write the stack description (URLs, keys, pids) here when ready")
 	attach := flag.String("attach", "", "serve only an extra Agents API process against the running stack described by this state file")
 	flag.Parse()
