@@ -54,8 +54,8 @@ type Session interface {
 // Tool returns the model-facing agentcore_browser tool driving s (docs/tools.md "Browser"). Its parameters are one
 // flat object: `{"action": "navigate"|"get_text"|"click"|"type"|"wait"|"screenshot", "url", "selector", "text",
 // "timeout_seconds"}`. A call that cannot be done — a missing member, a selector that matches no visible element
-// within the timeout, a page that fails to load — is a result with IsError and a sentence saying why; Call returns
-// an error only when ctx ends (the run is cancelled) or the browser cannot be opened at all.
+// within the timeout, a page that fails to load, a browser that cannot be started or has no free slot — is a
+// result with IsError and a sentence saying why; Call returns an error only when ctx ends (the run is cancelled).
 func Tool(s Session) harness.BuiltinTool {
 	return &tool{s: s}
 }
