@@ -47,6 +47,17 @@ $(NODE_MODULES)/.installed: $(TOOLS_DIR)/package.json $(TOOLS_DIR)/package-lock.
 	cd $(TOOLS_DIR) && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
+# Chromium for the agentcore_browser tool's tests (docs/tools.md "Browser"): installed with apt when missing and
+# running as root (CI); otherwise a message says what to install (the browser tests then skip, or fail under CI=true).
+.PHONY: chromium
+chromium: ## Install Debian's chromium when it is missing (root only; otherwise prints what to run)
+	@[ -n "$$BATON_CHROMIUM_PATH" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	command -v google-chrome >/dev/null || { if [ "$$(id -u)" = 0 ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; \
+	else echo "chromium is not installed: run 'sudo apt-get install -y chromium' or set BATON_CHROMIUM_PATH"; fi; }
+test-all: chromium
+
 ##@ Build
 
 .PHONY: build
