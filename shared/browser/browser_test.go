@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -70,8 +71,69 @@ func localPool(t *testing.T, cfg Config) *Pool {
 		if err := p.Close(context.Background()); err != nil {
 			t.Errorf("close the pool: %v", err)
 		}
+		if err := l.Close(); err != nil {
+			t.Errorf("close the local provider: %v", err)
+		}
 	})
 	return p
+}
+
+func TestLocalBrowserCannotReachLinkLocalAddresses(t *testing.T) {
+	t.Parallel()
+	p := localPool(t, Config{})
+	tl := Tool(p.Session(Key{SessionID: "sesn_guard"}))
+
+	// Plain HTTP: the guard answers itself, and the tool reports a failed navigation.
+	res := call(t, tl, `{"action":"navigate","url":"http://169.254.169.254/latest/meta-data/","timeout_seconds":20}`)
+	if want := "navigation to http://169.254.169.254/latest/meta-data/ failed: " + refusedReason; !res.IsError || res.Output != want {
+		t.Errorf("navigate = %+v, want the error result %q", res, want)
+	}
+	if res := ok(t, tl, `{"action":"get_text"}`); !strings.Contains(res.Output, refusedReason) {
+		t.Errorf("the metadata page reads %q, want the guard's refusal", res.Output)
+	}
+	// HTTPS: the tunnel is refused, so the page does not load.
+	res = call(t, tl, `{"action":"navigate","url":"https://169.254.170.2/v2/credentials","timeout_seconds":20}`)
+	if !res.IsError || !strings.HasPrefix(res.Output, "navigation to https://169.254.170.2/v2/credentials failed: ") {
+		t.Errorf("navigate over https = %+v, want a failed navigation", res)
+	}
+}
+
+func TestLocalBrowserReachesOtherHostsThroughTheGuard(t *testing.T) {
+	t.Parallel()
+	ip := nonLoopbackIPv4(t)
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Private</title><p>Reached through %s</p>`, r.Header.Get("Via"))
+	})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	p := localPool(t, Config{})
+	tl := Tool(p.Session(Key{SessionID: "sesn_private"}))
+	ok(t, tl, `{"action":"navigate","url":"`+srv.URL+`/"}`)
+	if res := ok(t, tl, `{"action":"get_text"}`); !strings.Contains(res.Output, "Title: Private") {
+		t.Errorf("a private address reads %q, want the page", res.Output)
+	}
+}
+
+// nonLoopbackIPv4 returns an IPv4 address of this machine that is neither loopback nor link-local; the test is
+// skipped on a machine without one.
+func nonLoopbackIPv4(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, isNet := a.(*net.IPNet); isNet && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no IPv4 address other than loopback")
+	return ""
 }
 
 // call runs one tool call with args (a JSON object) and fails the test on a Call error.
@@ -104,7 +166,7 @@ func TestToolFillsAFormAndReadsTheResultInChromium(t *testing.T) {
 		args, command, output string
 	}{
 		{`{"action":"navigate","url":"` + srv.URL + `/"}`, "browser navigate " + srv.URL + "/",
-			`Loaded ` + srv.URL + `/ (title "Greeting form").`},
+			`Loaded ` + srv.URL + `/ (HTTP 200, title "Greeting form").`},
 		{`{"action":"type","selector":"#name","text":"Ada"}`, `browser type #name "Ada"`, "Typed 3 characters into #name."},
 		{`{"action":"click","selector":"#go"}`, "browser click #go",
 			`Clicked #go. The page is ` + srv.URL + `/ (title "Greeting form").`},
@@ -165,7 +227,7 @@ func TestToolReportsFailuresAsErrorResults(t *testing.T) {
 			"no visible element matches the selector #result within 1 seconds"},
 		{"an invalid selector fails", `{"action":"click","selector":"#3"}`, ""},
 		{"a page that does not load fails", `{"action":"navigate","url":"` + deadURL + `"}`,
-			"navigation to " + deadURL + " failed: "},
+			"navigation to " + deadURL + " failed: the site could not be reached: dial tcp "},
 	}
 	for _, c := range cases {
 		res := call(t, tl, c.args)
@@ -173,9 +235,9 @@ func TestToolReportsFailuresAsErrorResults(t *testing.T) {
 			t.Errorf("%s: result %+v, want an error result starting %q", c.name, res, c.output)
 		}
 	}
-	// The failed navigation left Chromium's error page; the browser is still usable.
-	if res := ok(t, tl, `{"action":"get_text"}`); !strings.Contains(res.Output, "ERR_CONNECTION_REFUSED") {
-		t.Errorf("get_text after the failed navigation = %q, want Chromium's error page", res.Output)
+	// The failed navigation left an error page; the browser is still usable.
+	if res := ok(t, tl, `{"action":"get_text"}`); !strings.Contains(res.Output, "connection refused") {
+		t.Errorf("get_text after the failed navigation = %q, want the error page", res.Output)
 	}
 	ok(t, tl, `{"action":"navigate","url":"`+srv.URL+`/other"}`)
 }

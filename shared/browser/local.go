@@ -60,20 +60,33 @@ type LocalConfig struct {
 }
 
 // Local is the local provider: one headless Chromium process per browser (so Sessions share no cookies, storage
-// or cache), with its own profile directory and an environment holding only PATH and HOME (the runtime's
-// credentials and settings are not passed on). Chromium's own sandbox stays on, except when the runtime runs as
+// or cache), with its own profile directory, an environment holding only PATH and HOME (the runtime's
+// credentials and settings are not passed on) and all its traffic sent through the network guard. Chromium's own sandbox stays on, except when the runtime runs as
 // root: Chromium refuses to start its sandbox as root, so there it runs with --no-sandbox and the page's isolation
 // is the renderer process's alone (docs/tools.md "Browser").
 type Local struct {
-	cfg LocalConfig
+	cfg   LocalConfig
+	guard *guardProxy
 }
 
-// NewLocal returns the local provider. Errors: an empty ChromiumPath.
+// NewLocal returns the local provider and starts its network guard (a proxy on a loopback port that all of every
+// browser's traffic goes through, refusing link-local destinations; docs/tools.md "Browser",
+// "Network"). Close stops the guard. Errors: an empty ChromiumPath, no loopback port for the guard.
 func NewLocal(cfg LocalConfig) (*Local, error) {
 	if cfg.ChromiumPath == "" {
 		return nil, ErrNoChromium
 	}
-	return &Local{cfg: cfg}, nil
+	g, err := startGuardProxy()
+	if err != nil {
+		return nil, err
+	}
+	return &Local{cfg: cfg, guard: g}, nil
+}
+
+// Close stops the network guard; call it after the pool over this provider is closed (browsers still open lose
+// their network).
+func (l *Local) Close() error {
+	return l.guard.close()
 }
 
 var _ Provider = (*Local)(nil)
@@ -91,6 +104,12 @@ func (l *Local) Open(_ context.Context, _ Key) (Browser, error) {
 		chromedp.WindowSize(ViewportWidth, ViewportHeight),
 		chromedp.NoInheritEnv,
 		chromedp.Env("HOME="+dir, "PATH="+os.Getenv("PATH")),
+		chromedp.ProxyServer(l.guard.url()),
+		// Chromium sends loopback and link-local requests around a proxy unless told otherwise; "<-loopback>"
+		// removes that exception, so every request meets the guard.
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		// WebRTC may not send UDP around the proxy.
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)

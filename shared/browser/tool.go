@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/baton-run/baton/shared/harness"
@@ -165,13 +166,14 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 	var (
 		title, location, text string
 		shot                  []byte
+		resp                  *network.Response
 	)
 	page := chromedp.Steps(into(&title, chromedp.Title()), into(&location, chromedp.Location()))
 	sel := chromedp.CSS(a.Selector)
 	var action chromedp.Action[chromedp.Void]
 	switch a.Action {
 	case ActionNavigate:
-		action = chromedp.Steps(chromedp.Navigate(a.URL), page)
+		action = chromedp.Steps(into(&resp, chromedp.NavigateResponse(a.URL)), page)
 	case ActionGetText:
 		action = chromedp.Steps(page, into(&text, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`)))
 	case ActionClick:
@@ -197,7 +199,15 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 
 	switch a.Action {
 	case ActionNavigate:
-		res.Output = fmt.Sprintf("Loaded %s (title %q).", location, title)
+		if reason := guardReason(resp); reason != "" {
+			res.Output, res.IsError = fmt.Sprintf("navigation to %s failed: %s", a.URL, reason), true
+			return res, nil
+		}
+		status := ""
+		if resp != nil && resp.Status != 0 {
+			status = fmt.Sprintf("HTTP %d, ", resp.Status)
+		}
+		res.Output = fmt.Sprintf("Loaded %s (%stitle %q).", location, status, title)
 	case ActionGetText:
 		res.Output = truncate(fmt.Sprintf("Title: %s\nURL: %s\n\n%s", title, location, text), MaxTextBytes)
 	case ActionClick:
@@ -219,6 +229,21 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 		}
 	}
 	return res, nil
+}
+
+// guardReason returns the network guard's reason when it answered the navigation itself (GuardHeader), else "".
+func guardReason(resp *network.Response) string {
+	if resp == nil {
+		return ""
+	}
+	for k, v := range resp.Headers {
+		if strings.EqualFold(k, GuardHeader) {
+			if s, ok := v.(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // into returns an action that runs a and stores its value in dst.
