@@ -32,6 +32,7 @@ const formPage = `<!doctype html>
 <button id="go" onclick="var r = document.getElementById('result');
   r.textContent = 'Hello, ' + document.getElementById('name').value + '!'; r.hidden = false;">Greet</button>
 <p id="result" hidden></p>
+<input id="upload" type="FILE">
 </body></html>`
 
 // site serves the form at / and a plain page at /other.
@@ -226,6 +227,8 @@ func TestToolReportsFailuresAsErrorResults(t *testing.T) {
 		{"a hidden element is not visible", `{"action":"wait","selector":"#result","timeout_seconds":1}`,
 			"no visible element matches the selector #result within 1 seconds"},
 		{"an invalid selector fails", `{"action":"click","selector":"#3"}`, ""},
+		{"a file input cannot be typed into", `{"action":"type","selector":"#upload","text":"/etc/passwd"}`,
+			"type cannot fill a file input (uploading files is not supported)"},
 		{"a page that does not load fails", `{"action":"navigate","url":"` + deadURL + `"}`,
 			"navigation to " + deadURL + " failed: the site could not be reached: dial tcp "},
 	}

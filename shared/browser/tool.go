@@ -179,7 +179,7 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 	case ActionClick:
 		action = chromedp.Steps(chromedp.Click(sel), page)
 	case ActionType:
-		action = chromedp.Steps(chromedp.SendKeys(sel, a.Text), page)
+		action = chromedp.Steps(typeInto(sel, a.Text), page)
 	case ActionWait:
 		action = chromedp.Steps(chromedp.WaitVisible(sel), page)
 	case ActionScreenshot:
@@ -189,7 +189,7 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 		if ctx.Err() != nil {
 			return harness.BuiltinResult{}, context.Cause(ctx)
 		}
-		if errors.Is(err, ErrTooManySessions) || errors.Is(err, ErrClosed) {
+		if errors.Is(err, ErrTooManySessions) || errors.Is(err, ErrClosed) || errors.Is(err, errFileInput) {
 			res.Output, res.IsError = err.Error(), true
 			return res, nil
 		}
@@ -229,6 +229,25 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 		}
 	}
 	return res, nil
+}
+
+// errFileInput: type was aimed at a file input. Typing a path there would attach that file of the runtime's machine
+// to the page (chromedp's SendKeys does exactly that), so it is refused.
+var errFileInput = errors.New("type cannot fill a file input (uploading files is not supported)")
+
+// typeInto waits for the first element matching sel to be visible, then types text into it as key events. A file
+// input is refused with errFileInput.
+func typeInto(sel chromedp.CSS, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.QueryAfter(sel, func(ctx context.Context, t *chromedp.Target, nodes []*chromedp.Node) (chromedp.Void, error) {
+		if len(nodes) == 0 {
+			return chromedp.Void{}, fmt.Errorf("no element matches %s", sel)
+		}
+		n := nodes[0]
+		if strings.EqualFold(n.NodeName, "input") && strings.EqualFold(strings.TrimSpace(n.AttributeValue("type")), "file") {
+			return chromedp.Void{}, errFileInput
+		}
+		return chromedp.KeyEventNode(n, text)(ctx, t)
+	}, chromedp.NodeVisible)
 }
 
 // guardReason returns the network guard's reason when it answered the navigation itself (GuardHeader), else "".
