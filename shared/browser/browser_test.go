@@ -56,6 +56,9 @@ func site(t *testing.T) *httptest.Server {
 // is skipped, or fails under CI=true.
 func localPool(t *testing.T, cfg Config) *Pool {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium (not a unit test)")
+	}
 	path, err := FindChromium(os.Getenv)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -454,6 +457,43 @@ func TestFindChromium(t *testing.T) {
 		}
 	}
 }
+
+// FuzzToolArguments: whatever a model sends, the tool answers without panicking; arguments the tool refuses run
+// no browser action, and every answer has a command rendering.
+func FuzzToolArguments(f *testing.F) {
+	for _, seed := range []string{
+		`{"action":"navigate","url":"https://example.com/"}`, `{"action":"type","selector":"#a","text":"x"}`,
+		`{"action":"wait","selector":"#a","timeout_seconds":5}`, `{"action":"navigate","url":"file:///etc/passwd"}`,
+		`{"action":"get_text","timeout_seconds":-1}`, `{"action":7}`, `null`, `[]`, `{`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var ran bool
+		s := sessionFunc(func(context.Context, chromedp.Action[chromedp.Void]) error {
+			ran = true
+			return errors.New("no browser in this test")
+		})
+		res, err := Tool(s).Call(context.Background(), raw)
+		if err != nil {
+			t.Fatalf("Call(%q) returned an error: %v", raw, err)
+		}
+		if !res.IsError || !strings.HasPrefix(res.Command, "browser") || res.Output == "" {
+			t.Fatalf("Call(%q) = %+v, want an error result with a command and a sentence", raw, res)
+		}
+		var a arguments
+		if json.Unmarshal(raw, &a) != nil || a.check() != "" {
+			if ran {
+				t.Fatalf("Call(%q) ran a browser action for arguments it refuses", raw)
+			}
+		}
+	})
+}
+
+// sessionFunc adapts a function to Session.
+type sessionFunc func(context.Context, chromedp.Action[chromedp.Void]) error
+
+func (f sessionFunc) Run(ctx context.Context, a chromedp.Action[chromedp.Void]) error { return f(ctx, a) }
 
 // refuse is a Session that fails the test when the tool runs an action.
 type refuse struct{ t *testing.T }

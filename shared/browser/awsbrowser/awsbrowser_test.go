@@ -39,6 +39,9 @@ const (
 // test is skipped, or fails under CI=true.
 func devtools(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium (not a unit test)")
+	}
 	path, err := browser.FindChromium(os.Getenv)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
