@@ -493,7 +493,9 @@ func FuzzToolArguments(f *testing.F) {
 // sessionFunc adapts a function to Session.
 type sessionFunc func(context.Context, chromedp.Action[chromedp.Void]) error
 
-func (f sessionFunc) Run(ctx context.Context, a chromedp.Action[chromedp.Void]) error { return f(ctx, a) }
+func (f sessionFunc) Run(ctx context.Context, a chromedp.Action[chromedp.Void]) error {
+	return f(ctx, a)
+}
 
 // refuse is a Session that fails the test when the tool runs an action.
 type refuse struct{ t *testing.T }
