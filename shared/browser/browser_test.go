@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
@@ -350,40 +351,47 @@ func TestToolRefusesArgumentsThatMakeNoCall(t *testing.T) {
 	}
 }
 
-func TestToolDefinitionIsAValidSchema(t *testing.T) {
+func TestToolParametersAcceptWhatTheToolRuns(t *testing.T) {
 	t.Parallel()
 	d := Tool(refuse{t}).Definition()
-	var schema struct {
-		Type       string                     `json:"type"`
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
+	if d.Description == "" || d.Name != "" {
+		t.Errorf("definition = %+v, want a description and no name (the harness sets it)", d)
 	}
-	if err := json.Unmarshal(d.Parameters, &schema); err != nil {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(d.Parameters))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for n := range schema.Properties {
-		names = append(names, n)
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("urn:test:browser", doc); err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"action", "selector", "text", "timeout_seconds", "url"}, names, sortStrings); diff != "" {
-		t.Errorf("properties (-want +got):\n%s", diff)
+	schema, err := c.Compile("urn:test:browser")
+	if err != nil {
+		t.Fatalf("the parameters are not a valid JSON Schema: %v", err)
 	}
-	if schema.Type != "object" || !cmp.Equal(schema.Required, []string{"action"}) || d.Description == "" {
-		t.Errorf("definition = %+v", d)
+	cases := []struct {
+		args  string
+		valid bool
+	}{
+		{`{"action":"navigate","url":"https://example.com/","timeout_seconds":120}`, true},
+		{`{"action":"type","selector":"#q","text":"hello"}`, true},
+		{`{"action":"screenshot"}`, true},
+		{`{}`, false},
+		{`{"action":"scroll"}`, false},
+		{`{"action":"wait","selector":"#q","timeout_seconds":0}`, false},
+		{`{"action":"wait","selector":"#q","timeout_seconds":121}`, false},
+		{`{"action":"get_text","script":"alert(1)"}`, false},
 	}
-}
-
-var sortStrings = cmp.Transformer("sort", func(in []string) []string {
-	out := append([]string(nil), in...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
+	for _, c := range cases {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(c.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); (err == nil) != c.valid {
+			t.Errorf("validate %s: %v, want valid=%v", c.args, err, c.valid)
 		}
 	}
-	return out
-})
+}
 
 func TestTruncate(t *testing.T) {
 	t.Parallel()
