@@ -71,6 +71,9 @@ func localPool(t *testing.T, cfg Config) *Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.OpenTimeout == 0 {
+		cfg.OpenTimeout = 5 * time.Minute // a loaded machine starts Chromium slowly
+	}
 	p := NewPool(l, cfg)
 	t.Cleanup(func() {
 		if err := p.Close(context.Background()); err != nil {
@@ -89,7 +92,7 @@ func TestLocalBrowserCannotReachLinkLocalAddresses(t *testing.T) {
 	tl := Tool(p.Session(Key{SessionID: "sesn_guard"}))
 
 	// Plain HTTP: the guard answers itself, and the tool reports a failed navigation.
-	res := call(t, tl, `{"action":"navigate","url":"http://169.254.169.254/latest/meta-data/","timeout_seconds":20}`)
+	res := call(t, tl, `{"action":"navigate","url":"http://169.254.169.254/latest/meta-data/","timeout_seconds":120}`)
 	if want := "navigation to http://169.254.169.254/latest/meta-data/ failed: " + refusedReason; !res.IsError || res.Output != want {
 		t.Errorf("navigate = %+v, want the error result %q", res, want)
 	}
@@ -97,7 +100,7 @@ func TestLocalBrowserCannotReachLinkLocalAddresses(t *testing.T) {
 		t.Errorf("the metadata page reads %q, want the guard's refusal", res.Output)
 	}
 	// HTTPS: the tunnel is refused, so the page does not load.
-	res = call(t, tl, `{"action":"navigate","url":"https://169.254.170.2/v2/credentials","timeout_seconds":20}`)
+	res = call(t, tl, `{"action":"navigate","url":"https://169.254.170.2/v2/credentials","timeout_seconds":120}`)
 	if !res.IsError || !strings.HasPrefix(res.Output, "navigation to https://169.254.170.2/v2/credentials failed: ") {
 		t.Errorf("navigate over https = %+v, want a failed navigation", res)
 	}
@@ -151,9 +154,22 @@ func call(t *testing.T, tl harness.BuiltinTool, args string) harness.BuiltinResu
 	return res
 }
 
-// ok runs a call that must succeed and returns its result.
+// ok runs a call that must succeed and returns its result. Without a timeout_seconds it asks for the largest:
+// the machine running the tests may be slow, and only failures are expected to reach a timeout.
 func ok(t *testing.T, tl harness.BuiltinTool, args string) harness.BuiltinResult {
 	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, set := m["timeout_seconds"]; !set {
+		m["timeout_seconds"] = MaxTimeoutSeconds
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = string(b)
+	}
 	res := call(t, tl, args)
 	if res.IsError {
 		t.Fatalf("Call(%s) is an error result: %s", args, res.Output)
@@ -175,7 +191,7 @@ func TestToolFillsAFormAndReadsTheResultInChromium(t *testing.T) {
 		{`{"action":"type","selector":"#name","text":"Ada"}`, `browser type #name "Ada"`, "Typed 3 characters into #name."},
 		{`{"action":"click","selector":"#go"}`, "browser click #go",
 			`Clicked #go. The page is ` + srv.URL + `/ (title "Greeting form").`},
-		{`{"action":"wait","selector":"#result","timeout_seconds":10}`, "browser wait #result",
+		{`{"action":"wait","selector":"#result"}`, "browser wait #result",
 			"#result is visible on " + srv.URL + "/."},
 	}
 	for _, s := range steps {
@@ -230,10 +246,10 @@ func TestToolReportsFailuresAsErrorResults(t *testing.T) {
 			"no visible element matches the selector #missing within 1 seconds"},
 		{"a hidden element is not visible", `{"action":"wait","selector":"#result","timeout_seconds":1}`,
 			"no visible element matches the selector #result within 1 seconds"},
-		{"an invalid selector fails", `{"action":"click","selector":"#3"}`, ""},
-		{"a file input cannot be typed into", `{"action":"type","selector":"#upload","text":"/etc/passwd"}`,
+		{"an invalid selector fails", `{"action":"click","selector":"#3","timeout_seconds":120}`, "click failed: "},
+		{"a file input cannot be typed into", `{"action":"type","selector":"#upload","text":"/etc/passwd","timeout_seconds":120}`,
 			"type cannot fill a file input (uploading files is not supported)"},
-		{"a page that does not load fails", `{"action":"navigate","url":"` + deadURL + `"}`,
+		{"a page that does not load fails", `{"action":"navigate","url":"` + deadURL + `","timeout_seconds":120}`,
 			"navigation to " + deadURL + " failed: the site could not be reached: dial tcp "},
 	}
 	for _, c := range cases {

@@ -110,6 +110,11 @@ func (l *Local) Open(_ context.Context, _ Key) (Browser, error) {
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		// WebRTC may not send UDP around the proxy.
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		// No traffic of Chromium's own (component updates, sign-in, optimization hints, autofill, reporting).
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,OptimizationHints,OptimizationGuideModelDownloading,AutofillServerCommunication,MediaRouter,SigninInterception"),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)

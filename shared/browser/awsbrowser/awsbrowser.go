@@ -28,6 +28,9 @@ const DefaultIdentifier = "aws.browser.v1"
 // action, with a blank page.
 const DefaultSessionTimeoutSeconds = 3600
 
+// DialTimeout bounds opening the automation stream (the WebSocket handshake).
+const DialTimeout = 30 * time.Second
+
 // SigningName is the SigV4 service name of the AgentCore data plane, also used for the automation stream.
 const SigningName = "bedrock-agentcore"
 
@@ -104,7 +107,8 @@ func (p *Provider) Open(ctx context.Context, key browser.Key) (browser.Browser, 
 	if err != nil {
 		return browser.Browser{}, errors.Join(err, stop(ctx))
 	}
-	alloc, cancel := remote.NewAllocator(context.Background(), wsURL, remote.NoModifyURL, remote.WithDialHTTPHeader(header))
+	alloc, cancel := remote.NewAllocator(context.Background(), wsURL, remote.NoModifyURL, remote.WithDialHTTPHeader(header),
+		remote.WithDialTimeout(DialTimeout))
 	return browser.Browser{
 		Allocator: alloc,
 		Close: func(ctx context.Context) error {

@@ -208,25 +208,26 @@ func TestToolDrivesAnAWSBrowserSessionOverTheSignedAutomationStream(t *testing.T
 	t.Parallel()
 	d := newDataPlane(t, devtools(t))
 	site := page(t)
-	pool := browser.NewPool(New(d.client(testSecret), Config{}), browser.Config{})
+	// A loaded machine starts and dials slowly; only the bounds of failures are under test elsewhere.
+	pool := browser.NewPool(New(d.client(testSecret), Config{}), browser.Config{OpenTimeout: 5 * time.Minute})
 	arn := "arn:aws:bedrock-agentcore:us-west-2:123456789012:browser-custom/my_browser-a1b2c3d4e5"
 	tl := browser.Tool(pool.Session(browser.Key{SessionID: "sesn_aws", BrowserARN: arn}))
 
 	for _, args := range []string{
-		`{"action":"navigate","url":"` + site.URL + `/"}`,
-		`{"action":"type","selector":"#q","text":"baton"}`,
-		`{"action":"click","selector":"#go"}`,
+		`{"action":"navigate","url":"` + site.URL + `/","timeout_seconds":120}`,
+		`{"action":"type","selector":"#q","text":"baton","timeout_seconds":120}`,
+		`{"action":"click","selector":"#go","timeout_seconds":120}`,
 	} {
 		res, err := tl.Call(context.Background(), json.RawMessage(args))
 		if err != nil || res.IsError {
 			t.Fatalf("Call(%s) = %+v, %v", args, res, err)
 		}
 	}
-	res, err := tl.Call(context.Background(), json.RawMessage(`{"action":"get_text"}`))
+	res, err := tl.Call(context.Background(), json.RawMessage(`{"action":"get_text","timeout_seconds":120}`))
 	if err != nil || res.IsError || !strings.Contains(res.Output, "Searched: baton") || !strings.Contains(res.Output, "Title: Remote form") {
 		t.Fatalf("get_text = %+v, %v; want the typed text in the result", res, err)
 	}
-	res, err = tl.Call(context.Background(), json.RawMessage(`{"action":"screenshot"}`))
+	res, err = tl.Call(context.Background(), json.RawMessage(`{"action":"screenshot","timeout_seconds":120}`))
 	if err != nil || res.IsError || len(res.Images) != 1 {
 		t.Fatalf("screenshot = %q, %v, %d images", res.Output, err, len(res.Images))
 	}
