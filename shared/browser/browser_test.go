@@ -335,6 +335,26 @@ func TestClosedPoolRefusesActions(t *testing.T) {
 	}
 }
 
+func TestABrowserThatCannotStartIsAnErrorResult(t *testing.T) {
+	t.Parallel()
+	opened := 0
+	p := NewPool(providerFunc(func(context.Context, Key) (Browser, error) {
+		opened++
+		return Browser{}, errors.New("no display for you")
+	}), Config{})
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	tl := Tool(p.Session(Key{SessionID: "s"}))
+	for range 2 {
+		res := call(t, tl, `{"action":"wait","selector":"#a","timeout_seconds":1}`)
+		if want := "the browser could not be started: no display for you"; !res.IsError || res.Output != want {
+			t.Errorf("result %+v, want the error result %q", res, want)
+		}
+	}
+	if opened != 2 {
+		t.Errorf("the provider was asked %d times, want once per call (a failed start is retried)", opened)
+	}
+}
+
 func TestToolRefusesArgumentsThatMakeNoCall(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -494,7 +514,7 @@ func FuzzToolArguments(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var ran bool
-		s := sessionFunc(func(context.Context, chromedp.Action[chromedp.Void]) error {
+		s := sessionFunc(func(context.Context, time.Duration, chromedp.Action[chromedp.Void]) error {
 			ran = true
 			return errors.New("no browser in this test")
 		})
@@ -515,16 +535,16 @@ func FuzzToolArguments(f *testing.F) {
 }
 
 // sessionFunc adapts a function to Session.
-type sessionFunc func(context.Context, chromedp.Action[chromedp.Void]) error
+type sessionFunc func(context.Context, time.Duration, chromedp.Action[chromedp.Void]) error
 
-func (f sessionFunc) Run(ctx context.Context, a chromedp.Action[chromedp.Void]) error {
-	return f(ctx, a)
+func (f sessionFunc) Run(ctx context.Context, d time.Duration, a chromedp.Action[chromedp.Void]) error {
+	return f(ctx, d, a)
 }
 
 // refuse is a Session that fails the test when the tool runs an action.
 type refuse struct{ t *testing.T }
 
-func (r refuse) Run(context.Context, chromedp.Action[chromedp.Void]) error {
+func (r refuse) Run(context.Context, time.Duration, chromedp.Action[chromedp.Void]) error {
 	r.t.Error("the tool ran a browser action for arguments it should refuse")
 	return errors.New("refused")
 }

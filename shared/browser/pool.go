@@ -21,6 +21,9 @@ var (
 	ErrTooManySessions = errors.New("the browser is not available: every browser slot of this runtime is busy; try again later")
 	// ErrClosed: the pool was closed (the runtime is shutting down).
 	ErrClosed = errors.New("the browser is not available: the runtime is shutting down")
+	// ErrNotStarted wraps a provider's failure to open a browser (no Chromium process, StartBrowserSession refused,
+	// the automation stream not reachable) or OpenTimeout running out while it starts.
+	ErrNotStarted = errors.New("the browser could not be started")
 )
 
 // Pool defaults (docs/tools.md "Browser").
@@ -291,7 +294,7 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 	defer cancel()
 	b, err := p.provider.Open(octx, e.key)
 	if err != nil {
-		return fmt.Errorf("the browser could not be started: %w", err)
+		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	tab, cancelTab := chromedp.NewContext(b.Allocator)
 	// The first Run on the tab's own context starts the browser and opens the tab; it must not run under a
@@ -305,8 +308,10 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 	}
 	if err != nil {
 		cancelTab()
-		_ = b.Close(context.Background())
-		return fmt.Errorf("the browser could not be started: %w", err)
+		cctx, cancelClose := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancelClose()
+		_ = b.Close(cctx)
+		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	e.tab, e.cancelTab, e.browser = tab, cancelTab, b
 	return nil
@@ -339,7 +344,7 @@ type pooled struct {
 	key Key
 }
 
-func (s *pooled) Run(ctx context.Context, action chromedp.Action[chromedp.Void]) error {
+func (s *pooled) Run(ctx context.Context, timeout time.Duration, action chromedp.Action[chromedp.Void]) error {
 	e, err := s.p.acquire(s.key)
 	if err != nil {
 		return err
@@ -360,15 +365,13 @@ func (s *pooled) Run(ctx context.Context, action chromedp.Action[chromedp.Void])
 	if err := s.p.ensure(ctx, e); err != nil {
 		return err
 	}
-	// The action runs on a child of the tab's context that ends with ctx; ending it leaves the tab open.
+	// The action runs on a child of the tab's context that ends with ctx or at the timeout; ending it leaves the
+	// tab open.
 	rctx, cancel := context.WithCancelCause(e.tab)
 	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	defer stop()
-	if dl, ok := ctx.Deadline(); ok {
-		var cancelDL context.CancelFunc
-		rctx, cancelDL = context.WithDeadline(rctx, dl)
-		defer cancelDL()
-	}
+	rctx, cancelTimeout := context.WithTimeout(rctx, timeout)
+	defer cancelTimeout()
 	return chromedp.Do(rctx, action)
 }

@@ -44,12 +44,12 @@ const (
 )
 
 // Session is the browser page of one Baton Session as the tool drives it: one tab, kept across the Session's
-// turns (Pool.Session). Run runs a chromedp action on that tab, opening the browser first when the Session has
-// none; ctx bounds and cancels the run (its deadline applies to the action, not to the tab, which stays open).
-// Run returns the action's error, or an error when the browser cannot be opened (ErrTooManySessions, a
-// provider failure). Calls of one Session are serialized.
+// turns (Pool.Session). Run opens the browser when the Session has none (bounded by the pool's OpenTimeout, not by
+// timeout), then runs a chromedp action on the tab for at most timeout; ctx cancels either (the tab stays open).
+// Run returns the action's error (wrapping context.DeadlineExceeded when timeout ran out), ErrTooManySessions,
+// ErrClosed, or ErrNotStarted wrapping why the browser could not be opened. Calls of one Session are serialized.
 type Session interface {
-	Run(ctx context.Context, action chromedp.Action[chromedp.Void]) error
+	Run(ctx context.Context, timeout time.Duration, action chromedp.Action[chromedp.Void]) error
 }
 
 // Tool returns the model-facing agentcore_browser tool driving s (docs/tools.md "Browser"). Its parameters are one
@@ -160,8 +160,6 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 	if a.TimeoutSeconds == 0 {
 		timeout = DefaultTimeoutSeconds * time.Second
 	}
-	actx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 
 	var (
 		title, location, text string
@@ -185,15 +183,17 @@ func (t *tool) Call(ctx context.Context, raw json.RawMessage) (harness.BuiltinRe
 	case ActionScreenshot:
 		action = chromedp.Steps(page, into(&shot, chromedp.CaptureScreenshot()))
 	}
-	if err := t.s.Run(actx, action); err != nil {
+	if err := t.s.Run(ctx, timeout, action); err != nil {
 		if ctx.Err() != nil {
 			return harness.BuiltinResult{}, context.Cause(ctx)
 		}
-		if errors.Is(err, ErrTooManySessions) || errors.Is(err, ErrClosed) || errors.Is(err, errFileInput) {
-			res.Output, res.IsError = err.Error(), true
-			return res, nil
+		for _, own := range []error{ErrNotStarted, ErrTooManySessions, ErrClosed, errFileInput} {
+			if errors.Is(err, own) {
+				res.Output, res.IsError = err.Error(), true
+				return res, nil
+			}
 		}
-		res.Output, res.IsError = failure(a, err, actx.Err() != nil || errors.Is(err, context.DeadlineExceeded), timeout), true
+		res.Output, res.IsError = failure(a, err, errors.Is(err, context.DeadlineExceeded), timeout), true
 		return res, nil
 	}
 
