@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 
 	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/browser"
+	"github.com/baton-run/baton/shared/browser/awsbrowser"
 	"github.com/baton-run/baton/shared/codeinterpreter"
 	"github.com/baton-run/baton/shared/codeinterpreter/awsci"
 	"github.com/baton-run/baton/shared/engine"
@@ -35,42 +37,71 @@ import (
 )
 
 // harnessTools builds the runtime's builtin tools (docs/tools.md): the Session workspaces under
-// BATON_WORKSPACE_ROOT (none when unset), the code interpreter of BATON_TOOL_PROVIDER (local: in the workspace's
-// sandbox; aws: the AgentCore Code Interpreter), and the MCP connector with gateway support (BATON_GATEWAY_URLS;
-// with aws also GetGateway), whose capability it returns in extra.
-func harnessTools(ctx context.Context, deps *setup.Deps) (runtime.ToolHost, *mcp.Connector, []string, error) {
+// BATON_WORKSPACE_ROOT (none when unset); with BATON_TOOL_PROVIDER=local the code interpreter in the workspace's
+// sandbox and the browser in a local headless Chromium (when one is installed), with aws the AgentCore Code
+// Interpreter and Browser; and the MCP connector with gateway support (BATON_GATEWAY_URLS; with aws also
+// GetGateway), whose capability it returns in extra. closeTools stops the browsers.
+func harnessTools(ctx context.Context, deps *setup.Deps) (tools runtime.ToolHost, connector *mcp.Connector, extra []string, closeTools func(), err error) {
+	closeTools = func() {}
 	aws := deps.Config.ToolProvider == setup.ToolProviderAWS
 	urls, err := gateway.LoadURLs(os.Getenv)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, closeTools, err
 	}
 	resolver := gateway.StaticResolver{URLs: urls}
 	if aws {
 		if resolver, _, err = gateway.Configure(os.Getenv, deps.AWS); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, closeTools, err
 		}
 	}
-	connector := &mcp.Connector{Gateways: resolver, Signer: gateway.Signer{Credentials: deps.AWS.Credentials}}
-	extra := []string{profile.CapGateway}
+	connector = &mcp.Connector{Gateways: resolver, Signer: gateway.Signer{Credentials: deps.AWS.Credentials}}
+	extra = []string{profile.CapGateway}
 	if deps.Config.WorkspaceRoot == "" {
-		return nil, connector, extra, nil
+		return nil, connector, extra, closeTools, nil
 	}
 	limits, err := workspace.LimitsFromEnv(os.Getenv)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, closeTools, err
+	}
+	bcfg, err := browser.LoadConfig(os.Getenv)
+	if err != nil {
+		return nil, nil, nil, closeTools, err
 	}
 	m, err := workspace.NewManager(deps.Config.WorkspaceRoot, limits, slog.Default())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, closeTools, err
 	}
 	var ci toolhost.CodeInterpreterFactory
+	var provider browser.Provider
 	if aws {
 		client := bedrockagentcore.NewFromConfig(deps.AWS)
 		ci = func(_ context.Context, sessionID string, decl agent.HostedTool, _ *workspace.Workspace) (codeinterpreter.Provider, error) {
 			return awsci.New(client, decl.ARN, awsci.Options{SessionName: sessionID}), nil
 		}
+		provider = awsbrowser.New(client, awsbrowser.Config{})
+	} else if path, err := browser.FindChromium(os.Getenv); err == nil {
+		local, err := browser.NewLocal(browser.LocalConfig{ChromiumPath: path})
+		if err != nil {
+			return nil, nil, nil, closeTools, err
+		}
+		provider = local
+		closeTools = func() { _ = local.Close() }
+	} else {
+		slog.Warn("no Chromium: agentcore_browser tools are not advertised", "error", err)
 	}
-	return toolhost.New(m, ci), connector, extra, nil
+	host := toolhost.New(m, ci)
+	if provider != nil {
+		pool := browser.NewPool(provider, bcfg)
+		host.WithBrowsers(pool)
+		stop := closeTools
+		closeTools = func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = pool.Close(ctx)
+			stop()
+		}
+	}
+	return host, connector, extra, closeTools, nil
 }
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -88,11 +119,12 @@ func main() {
 	if id == "" {
 		id = engine.NewID("rt")
 	}
-	tools, connector, extra, err := harnessTools(ctx, deps)
+	tools, connector, extra, closeTools, err := harnessTools(ctx, deps)
 	if err != nil {
 		slog.Error("setup", "error", err)
 		os.Exit(1)
 	}
+	defer closeTools()
 	providers := harness.Providers{}
 	scripted.Register(providers)
 	bedrock.Register(providers, deps.AWS)
@@ -109,6 +141,7 @@ func main() {
 	}
 	if err != nil {
 		slog.Error("runtime", "error", err)
+		closeTools()
 		os.Exit(1)
 	}
 }

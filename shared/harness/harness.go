@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
@@ -632,6 +633,9 @@ func (s *step) callBuiltin(b builtinTool, c Call) (Result, error) {
 			res = BuiltinResult{Output: fmt.Sprintf("tool %q failed: %v", c.Name, runErr), IsError: true}
 		}
 	}
+	if res.Command != "" {
+		res.Command = builtinCommand(c, res.Command)
+	}
 	if err := s.j.FinishToolExecution(s.ctx, id, engine.ToolExecutionResult{Command: res.Command, Cwd: res.Cwd, Output: res.Output, ExitCode: res.ExitCode,
 		DurationMs: time.Since(start).Milliseconds(), Failed: res.IsError}); err != nil {
 		return Result{}, fmt.Errorf("finish tool execution: %w", err)
@@ -639,9 +643,25 @@ func (s *step) callBuiltin(b builtinTool, c Call) (Result, error) {
 	return Result{CallID: c.ID, Name: c.Name, Output: res.Output, IsError: res.IsError, Images: res.Images}, nil
 }
 
+// MaxCommandBytes bounds a command_execution item's `command` (the whole input stays in `arguments`): longer
+// renderings are cut at a rune boundary and end with "…".
+const MaxCommandBytes = 1024
+
 // builtinCommand is the command_execution item's `command` for a call: the tool's own rendering, else the shell
-// command of a shell call, else the tool name and its arguments.
+// command of a shell call, else the tool name and its arguments; at most MaxCommandBytes.
 func builtinCommand(c Call, own string) string {
+	s := fullCommand(c, own)
+	if len(s) <= MaxCommandBytes {
+		return s
+	}
+	cut := MaxCommandBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func fullCommand(c Call, own string) string {
 	if own != "" {
 		return own
 	}

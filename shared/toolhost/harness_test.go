@@ -124,7 +124,7 @@ func TestTheHarnessRunsTheHostsToolsInOneWorkspace(t *testing.T) {
 	want := []engine.ToolExecutionResult{
 		{Command: "file_operations create app/main.py", Cwd: "/workspace", Output: "Created /workspace/app/main.py (1 lines, 22 bytes)."},
 		{Command: "python3 app/main.py", Cwd: "/workspace", Output: "exit_code: 0\nstdout:\nhi from main"},
-		{Output: `tool "shell" failed: the tool was not run: the arguments do not match the tool's input schema: ` +
+		{Output: `tool "shell" was not run: the arguments do not match the tool's input schema: ` +
 			"jsonschema validation failed with 'urn:baton:mcp-input-schema#'\n- at '/command': got number, want string", Failed: true},
 		{Command: "open('app/out.txt','w').write('x')", Output: "exit_code: 0\n(no output)\nfiles created or changed:\napp/out.txt"},
 	}

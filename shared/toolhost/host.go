@@ -20,10 +20,25 @@ import (
 // task ends.
 type CodeInterpreterFactory func(ctx context.Context, sessionID string, decl agent.HostedTool, ws *workspace.Workspace) (codeinterpreter.Provider, error)
 
+// Browsers supplies the declared agentcore_browser tools of a Session by their declared names (browser.Pool, which
+// keeps each Session's page across its activity tasks); nil or empty when it declares none.
+type Browsers interface {
+	Tools(sessionID string, cfg agent.Config) map[string]harness.BuiltinTool
+}
+
 // Host supplies the builtin tools of each activity task from one workspace Manager.
 type Host struct {
 	m  *workspace.Manager
 	ci CodeInterpreterFactory
+	// browsers, when set, supplies browser tools (WithBrowsers).
+	browsers Browsers
+}
+
+// WithBrowsers makes h supply the declared agentcore_browser tools from b and advertise profile.CapBrowser; it
+// returns h.
+func (h *Host) WithBrowsers(b Browsers) *Host {
+	h.browsers = b
+	return h
 }
 
 // New returns a Host on m. ci provides declared code interpreters; nil means the local provider
@@ -34,7 +49,8 @@ func New(m *workspace.Manager, ci CodeInterpreterFactory) *Host {
 
 // Tools returns the tools of one activity task of a Session, keyed by name: `shell` and `file_operations` when
 // cfg asks for builtin tools (controls.builtin_tools), and each declared agentcore_code_interpreter by its declared
-// name. A configuration that needs none of them opens no workspace and returns an empty map. release closes the
+// name, and the declared agentcore_browser tools from WithBrowsers. A configuration that needs no shell, file or
+// code tool opens no workspace and returns an empty map. release closes the
 // code interpreter providers and the workspace handle (the files stay). Errors: the workspace cannot be opened, a
 // code interpreter provider cannot be made (providers made so far are closed).
 func (h *Host) Tools(ctx context.Context, sessionID string, cfg agent.Config) (map[string]harness.BuiltinTool, func(), error) {
@@ -46,6 +62,11 @@ func (h *Host) Tools(ctx context.Context, sessionID string, cfg agent.Config) (m
 		}
 	}
 	tools := map[string]harness.BuiltinTool{}
+	if h.browsers != nil {
+		for name, t := range h.browsers.Tools(sessionID, cfg) {
+			tools[name] = t
+		}
+	}
 	if !builtin && len(decls) == 0 {
 		return tools, func() {}, nil
 	}
@@ -88,6 +109,9 @@ func (h *Host) Capabilities() []string {
 	}
 	if h.ci != nil || onSandboxPath("python3") || onSandboxPath("node") {
 		caps = append(caps, profile.CapCodeInterpreter)
+	}
+	if h.browsers != nil {
+		caps = append(caps, profile.CapBrowser)
 	}
 	return caps
 }
