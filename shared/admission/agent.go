@@ -422,11 +422,13 @@ func parseExtension(path string, raw json.RawMessage) (*agent.Extension, error) 
 			}
 			return nil
 		}},
+		{name: "builtin_tools", check: checkBool(true)},
 	})
 	if err != nil {
 		return nil, err
 	}
 	ext.Harness = stringOr(o.values["harness"], "")
+	ext.BuiltinTools = string(o.values["builtin_tools"]) == "true"
 	if s, ok := o.values["script"]; ok && !isNull(s) {
 		ext.Script = compact(s)
 	}

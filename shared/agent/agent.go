@@ -73,6 +73,15 @@ type Extension struct {
 	Harness       string          `json:"harness,omitempty"`
 	ModelProvider *ModelProvider  `json:"model_provider,omitempty"`
 	Script        json.RawMessage `json:"script,omitempty"`
+	// BuiltinTools (`x_baton.builtin_tools`) offers the harness-run default tools `shell` and `file_operations` on
+	// the Agents API, as AgentCore always does (docs/tools.md "Builtin tools").
+	BuiltinTools bool `json:"builtin_tools,omitempty"`
+}
+
+// BuiltinToolsOn reports whether the configuration asks for the default tools: Controls.BuiltinTools (AgentCore)
+// or x_baton.builtin_tools (Agents API).
+func (c Config) BuiltinToolsOn() bool {
+	return (c.Controls != nil && c.Controls.BuiltinTools) || (c.XBaton != nil && c.XBaton.BuiltinTools)
 }
 
 // ModelProvider selects the model provider of the baton harness. APIKey is write-only: it is stored, given to the

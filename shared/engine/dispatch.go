@@ -13,6 +13,16 @@ import (
 // kind and the capabilities no live runtime advertises.
 const MessageExecutionUnavailable = "No live runtime can execute this request"
 
+// capabilityHints say what a runtime needs to advertise a capability that depends on the runtime's host rather than
+// on its code (docs/tools.md "Builtin tools"); a refusal names them.
+var capabilityHints = map[string]string{
+	profile.CapBrowser: "agentcore_browser needs Chromium on the runtime's host (Debian package chromium, or " +
+		"BATON_CHROMIUM_PATH) or BATON_TOOL_PROVIDER=aws.",
+	profile.CapBuiltinTools: "builtin_tools (shell, file_operations) needs BATON_WORKSPACE_ROOT and bash on the runtime's host.",
+	profile.CapCodeInterpreter: "agentcore_code_interpreter needs BATON_WORKSPACE_ROOT and python3 or node on the runtime's host, " +
+		"or BATON_TOOL_PROVIDER=aws.",
+}
+
 // checkDispatch is the dispatch gate of docs/agents-api.md §3 ("Before dispatch, the selected Runtime must also
 // advertise the operation's capability. An advertisement alone never enables an operation") and docs/decisions.md
 // "Capabilities": a Turn about to be written needs at least one live runtime (registration not expired, i.e. a
@@ -44,6 +54,11 @@ func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 	msg := fmt.Sprintf("%s: no live %s runtime is registered.", MessageExecutionUnavailable, t.Harness)
 	if missing != nil {
 		msg = fmt.Sprintf("%s: no live %s runtime advertises %s.", MessageExecutionUnavailable, t.Harness, strings.Join(missing, ", "))
+		for _, c := range missing {
+			if h, ok := capabilityHints[c]; ok {
+				msg += " " + h
+			}
+		}
 	}
 	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
 }

@@ -144,7 +144,7 @@ func openTools(ctx context.Context, job Job) (*toolbox, error) {
 		tb.builtinT = append(tb.builtinT, d)
 		return nil
 	}
-	if c := job.Config.Controls; c != nil && c.BuiltinTools {
+	if job.Config.BuiltinToolsOn() {
 		for _, name := range BuiltinToolNames {
 			b, ok := job.Builtins[name]
 			if !ok || names[name] || !allow.Allows(toolpattern.Tool{Kind: toolpattern.Builtin, Name: name}) {

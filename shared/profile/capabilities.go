@@ -110,7 +110,7 @@ func Requires(cfg agent.Config) []string {
 			}
 		}
 	}
-	if c := cfg.Controls; c != nil && c.BuiltinTools {
+	if cfg.BuiltinToolsOn() {
 		req = append(req, CapBuiltinTools)
 	}
 	text := TextOf(cfg)

@@ -54,7 +54,7 @@ func New(m *workspace.Manager, ci CodeInterpreterFactory) *Host {
 // code interpreter providers and the workspace handle (the files stay). Errors: the workspace cannot be opened, a
 // code interpreter provider cannot be made (providers made so far are closed).
 func (h *Host) Tools(ctx context.Context, sessionID string, cfg agent.Config) (map[string]harness.BuiltinTool, func(), error) {
-	builtin := cfg.Controls != nil && cfg.Controls.BuiltinTools
+	builtin := cfg.BuiltinToolsOn()
 	var decls []agent.HostedTool
 	for _, d := range cfg.HostedTools() {
 		if d.Type == agent.ToolCodeInterpreter {
