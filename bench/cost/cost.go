@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -113,7 +114,7 @@ func Price(u Usage) Estimate {
 func (e Estimate) Write(w io.Writer, markdown bool) error {
 	rows := [][]string{{"term", "per turn", "unit price (USD)", "USD per turn", "USD per 1,000 turns"}}
 	for _, l := range e.Lines {
-		rows = append(rows, []string{l.Term, fmt.Sprintf("%s %s", qty(l.Quantity), l.Unit), usd(l.UnitUSD),
+		rows = append(rows, []string{l.Term, fmt.Sprintf("%s %s", qty(l.Quantity), l.Unit), "$" + strconv.FormatFloat(l.UnitUSD, 'f', -1, 64),
 			usd(l.PerTurnUSD), usd(l.PerTurnUSD * 1000)})
 	}
 	rows = append(rows, []string{"total", "", "", usd(e.TotalUSD), usd(e.TotalUSD * 1000)})

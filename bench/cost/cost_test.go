@@ -83,7 +83,7 @@ func TestWriteShowsPerTurnAndPerThousandTurns(t *testing.T) {
 		t.Fatalf("markdown table has %d lines, want 9:\n%s", len(lines), md.String())
 	}
 	// 10 transitions × $0.000025 = $0.00025 a turn, $0.25 for 1,000 turns.
-	if want := "| Step Functions Standard state transitions | 10.0 transitions | $0.00002500 | $0.00025000 | $0.2500 |"; lines[2] != want {
+	if want := "| Step Functions Standard state transitions | 10.0 transitions | $0.000025 | $0.00025000 | $0.2500 |"; lines[2] != want {
 		t.Errorf("transitions row = %q, want %q", lines[2], want)
 	}
 	if want := "| total |  |  | $0.00025000 | $0.2500 |"; lines[8] != want {
