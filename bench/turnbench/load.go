@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,8 +46,18 @@ type loadResult struct {
 	storedResults, outputItems int
 	// From the Step Functions histories: task-token resumes (TaskSucceeded of a .waitForTaskToken task).
 	resumes, executionsSucceeded int
-	lost, duplicated             int
-	problems                     []string // the first few mismatches, for the report
+	// failures counts the histories' failed or timed-out tasks by event type (each one retried or caught), and
+	// transitions sums the executions' state transitions (GET /_baton/stats).
+	failures    map[string]int
+	transitions int64
+	// phases sums, over every execution, the time between pairs of history events (phaseStarts, phaseEnds), and
+	// phaseN counts the pairs, so that the report can show where a turn's time goes under load.
+	phases           map[string]time.Duration
+	phaseN           map[string]int
+	open             string    // the phase opened by the last start event, while reading one history
+	openAt           time.Time // its start
+	lost, duplicated int
+	problems         []string // the first few mismatches, for the report
 }
 
 // loadAgent creates the load phase's agent: its scripted model calls step_1 on a user message, step_k+1 after
@@ -303,6 +314,8 @@ func (b *bench) checkHistories(ctx context.Context, list []*loadSession, rounds 
 	for arn := range st.Executions {
 		arnOf[arn[strings.LastIndex(arn, ":")+1:]] = arn
 	}
+	res.failures = map[string]int{}
+	res.phases, res.phaseN = map[string]time.Duration{}, map[string]int{}
 	client := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(b.stack.SFNURL),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
 	for _, s := range list {
@@ -313,6 +326,7 @@ func (b *bench) checkHistories(ctx context.Context, list []*loadSession, rounds 
 			continue
 		}
 		resumes, succeeded := 0, false
+		res.transitions += st.Executions[arn].StateTransitions
 		p := sfn.NewGetExecutionHistoryPaginator(client, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), MaxResults: 1000})
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
@@ -320,6 +334,7 @@ func (b *bench) checkHistories(ctx context.Context, list []*loadSession, rounds 
 				return fmt.Errorf("GetExecutionHistory %s: %w", arn, err)
 			}
 			for _, ev := range page.Events {
+				res.phase(ev)
 				switch ev.Type {
 				case sfntypes.HistoryEventTypeTaskSucceeded:
 					if d := ev.TaskSucceededEventDetails; d != nil && strings.HasSuffix(aws.ToString(d.Resource), "waitForTaskToken") {
@@ -327,6 +342,9 @@ func (b *bench) checkHistories(ctx context.Context, list []*loadSession, rounds 
 					}
 				case sfntypes.HistoryEventTypeExecutionSucceeded:
 					succeeded = true
+				case sfntypes.HistoryEventTypeTaskFailed, sfntypes.HistoryEventTypeTaskTimedOut, sfntypes.HistoryEventTypeActivityFailed,
+					sfntypes.HistoryEventTypeActivityTimedOut, sfntypes.HistoryEventTypeLambdaFunctionFailed, sfntypes.HistoryEventTypeLambdaFunctionTimedOut:
+					res.failures[string(ev.Type)]++
 				}
 			}
 		}
@@ -346,6 +364,39 @@ func (b *bench) checkHistories(ctx context.Context, list []*loadSession, rounds 
 		}
 	}
 	return nil
+}
+
+// phaseStarts maps the history event that opens a phase to the phase's name, phaseEnds the event that closes it.
+var (
+	phaseStarts = map[sfntypes.HistoryEventType]string{
+		sfntypes.HistoryEventTypeActivityScheduled: "activity task queued until a runtime takes it",
+		sfntypes.HistoryEventTypeActivityStarted:   "activity task run by the runtime",
+		sfntypes.HistoryEventTypeTaskScheduled:     "Lambda task invoked until it answered",
+		sfntypes.HistoryEventTypeTaskSubmitted:     "parked until the task-token resume (includes the client's answer)",
+	}
+	phaseEnds = map[sfntypes.HistoryEventType]string{
+		sfntypes.HistoryEventTypeActivityStarted:   "activity task queued until a runtime takes it",
+		sfntypes.HistoryEventTypeActivitySucceeded: "activity task run by the runtime",
+		sfntypes.HistoryEventTypeTaskSubmitted:     "Lambda task invoked until it answered",
+		sfntypes.HistoryEventTypeTaskSucceeded:     "parked until the task-token resume (includes the client's answer)",
+	}
+)
+
+// phase adds the time since the open phase's start event when ev closes it. History events of one execution
+// come in order, and the phases of one execution never overlap.
+func (r *loadResult) phase(ev sfntypes.HistoryEvent) {
+	if name, ok := phaseEnds[ev.Type]; ok && !r.openAt.IsZero() && r.open == name {
+		r.phases[name] += aws.ToTime(ev.Timestamp).Sub(r.openAt)
+		r.phaseN[name]++
+		r.open, r.openAt = "", time.Time{}
+	}
+	if name, ok := phaseStarts[ev.Type]; ok {
+		// A lambda:invoke without a callback (Settle) ends with TaskSucceeded, not TaskSubmitted.
+		if ev.Type == sfntypes.HistoryEventTypeTaskScheduled && r.open != "" {
+			return
+		}
+		r.open, r.openAt = name, aws.ToTime(ev.Timestamp)
+	}
 }
 
 func (r *loadResult) problem(format string, args ...any) {
@@ -370,9 +421,33 @@ func (r *loadResult) write(out io.Writer) {
 	fmt.Fprintf(w, "function_call_output items in the table\t%d of %d\t\n", r.outputItems, handoffs)
 	fmt.Fprintf(w, "executions succeeded\t%d of %d\t\n", r.executionsSucceeded, r.sessions)
 	fmt.Fprintf(w, "task-token resumes in the execution histories\t%d of %d\t\n", r.resumes, handoffs)
+	fmt.Fprintf(w, "state transitions per turn\t%.1f\t\n", float64(r.transitions)/float64(r.sessions))
+	failed := []string{}
+	for typ, k := range r.failures {
+		failed = append(failed, fmt.Sprintf("%d %s", k, typ))
+	}
+	sort.Strings(failed)
+	if len(failed) == 0 {
+		failed = []string{"none"}
+	}
+	fmt.Fprintf(w, "failed or timed-out tasks in the histories (retried or caught)\t%s\t\n", strings.Join(failed, ", "))
 	fmt.Fprintf(w, "lost results\t%d\t\n", r.lost)
 	fmt.Fprintf(w, "duplicated results\t%d\t\n", r.duplicated)
 	w.Flush()
+	if len(r.phaseN) > 0 {
+		fmt.Fprintf(out, "Where a load-phase turn's time goes (from the execution histories, millisecond timestamps)\n")
+		w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(w, "phase\tcount\tmean\t")
+		names := make([]string, 0, len(r.phaseN))
+		for name := range r.phaseN {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			fmt.Fprintf(w, "%s\t%d\t%s\t\n", name, r.phaseN[name], (r.phases[name] / time.Duration(r.phaseN[name])).Round(time.Millisecond))
+		}
+		w.Flush()
+	}
 	for _, p := range r.problems {
 		fmt.Fprintf(out, "  MISMATCH: %s\n", p)
 	}
