@@ -30,7 +30,11 @@ func writeOutputs(dir, report string, e cost.Estimate, latencies, updates []time
 	_ = e.Write(&md, true)
 	md.WriteString("\n## Latency, tool-result POST → `turn.completed`\n\n![latency histogram](latency.png)\n\n")
 	md.WriteString("## The printed report\n\n```text\n")
-	md.WriteString(strings.TrimSpace(report))
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ") // tabwriter pads every cell, the last one too
+	}
+	md.WriteString(strings.Join(lines, "\n"))
 	md.WriteString("\n```\n")
 	return os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644)
 }
@@ -58,7 +62,7 @@ func latencyPNG(path string, latencies, updates []time.Duration) error {
 		return err
 	}
 	p.Add(h, plotter.NewGrid())
-	return p.Save(8*vg.Inch, 4*vg.Inch, path)
+	return p.Save(9*vg.Inch, 4*vg.Inch, path)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
