@@ -39,7 +39,7 @@ type loadSession struct {
 // loadResult is what the load phase measured and checked.
 type loadResult struct {
 	sessions, rounds, clients int
-	openAtOnce                int           // turns in progress at once once every message was posted
+	openAtOnce                int           // executions RUNNING on the Step Functions endpoint once every message was posted
 	createWall, driveWall     time.Duration // creating the sessions; first message POST → last turn idle
 	reads                     int64         // session GETs of the client
 	// From the table: results (RESULT# records) and function_call_output items per answered call.
@@ -125,7 +125,12 @@ func (b *bench) loadPhase(ctx context.Context, n, rounds, clients int) (*loadRes
 	}); err != nil {
 		return nil, err
 	}
-	res.openAtOnce = n
+	// No turn can finish before the client answers its calls, so every one of them is in progress now.
+	st, err := getJSON[sfnStats](ctx, b.stack.SFNURL+"/_baton/stats")
+	if err != nil {
+		return nil, err
+	}
+	res.openAtOnce = st.ByStatus["RUNNING"]
 
 	queue := make(chan *loadSession, n)
 	for _, s := range list {
@@ -411,7 +416,7 @@ func (r *loadResult) write(out io.Writer) {
 	fmt.Fprintf(out, "\nLoad phase on this machine: %d sessions × %d inline round trips, one turn each, %d client requests in flight\n", r.sessions, r.rounds, r.clients)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "measure\tvalue\t")
-	fmt.Fprintf(w, "turns in progress at once\t%d\t\n", r.openAtOnce)
+	fmt.Fprintf(w, "executions running at once (after every message was posted)\t%d\t\n", r.openAtOnce)
 	fmt.Fprintf(w, "session creation (wall)\t%s\t\n", r.createWall.Round(time.Millisecond))
 	fmt.Fprintf(w, "first message POST → last turn idle (wall)\t%s\t\n", r.driveWall.Round(time.Millisecond))
 	fmt.Fprintf(w, "handoffs (tool results answered)\t%d\t\n", handoffs)

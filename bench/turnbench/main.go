@@ -483,6 +483,7 @@ func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) 
 
 // sfnStats is the part of GET /_baton/stats (local/sfn.Stats) the bench reads.
 type sfnStats struct {
+	ByStatus   map[string]int `json:"executions_by_status"`
 	Executions map[string]struct {
 		Status           string `json:"status"`
 		StateTransitions int64  `json:"state_transitions"`
