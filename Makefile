@@ -169,8 +169,8 @@ fuzz: ## Run every fuzz target briefly (FUZZTIME=10s; longer by hand)
 	done
 
 .PHONY: bench
-bench: tools build-native ## Measure one inline round trip (AWS requests, state transitions, latency), then each function's size and cold init
-	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./bench/turnbench
+bench: tools build-native ## Measure inline round trips (AWS requests, state transitions, USD cost, latency, a 200-session load phase; writes docs/bench/), then each function's size and cold init
+	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) $(GO) run ./bench/turnbench -out docs/bench
 	$(GO) run ./bench/funcbench
 
 .PHONY: bench-functions

@@ -1,17 +1,31 @@
-// Command turnbench (`make bench`) measures one turn with one inline round trip (user message → function call →
-// required action → tool result → final answer, scripted model) on a fresh local stack, and prints:
+// Command turnbench (`make bench`) measures turns with inline round trips (user message → function call →
+// required action → tool result → final answer, scripted model) on fresh local stacks, and prints (docs/bench.md):
 //
 //   - AWS requests per turn by process and operation: the launcher process (the API, plus Park, Settle and the
 //     Step Functions endpoint's Lambda calls; read from its GET /_baton/metrics) and the harness runtime (counted
-//     by a reverse proxy this program puts between the runtime and DynamoDB Local / the Step Functions endpoint);
+//     by a reverse proxy this program puts between the runtime and DynamoDB Local / the Step Functions endpoint),
+//     with the DynamoDB capacity units both consumed (ReturnConsumedCapacity, added by counting proxies: the
+//     launcher runs with -dynamodb-url pointing at one);
 //   - Step Functions state transitions per turn (GET /_baton/stats on the Step Functions endpoint);
+//   - the same for one turn each streaming a 4 KiB and a 64 KiB answer;
+//   - the USD cost of one turn and of 1,000 turns at public us-east-1 prices (package bench/cost): transitions,
+//     DynamoDB units, Lambda invocations and GB-seconds (Park and Settle timed by the local Lambda host's
+//     GET /_baton/stats; the API and stream functions timed at the client, one invocation per request as API
+//     Gateway would make them), API Gateway requests; memory sizes from template.yaml;
 //   - the latency from the tool-result POST to the turn's agent.session.turn.completed event on the SSE stream
-//     (p50/p95), beside one DynamoDB Local UpdateItem round trip (p50/p95) measured in the same run.
+//     (p50/p95), beside one DynamoDB Local UpdateItem round trip (p50/p95) measured in the same run, and a
+//     histogram of it as a PNG;
+//   - a load phase: many sessions open at once, each one turn of several inline round trips, driven by a bounded
+//     pool of client workers; throughput in handoffs per second, then a check against the table (each result
+//     stored once, one function_call_output item per call) and every execution's Step Functions history (exactly
+//     one task-token resume per round trip) that no result was lost or duplicated.
 //
-// Counts come from a first phase whose runtime talks through the counting proxy; latency from a second phase
-// whose runtime talks to the endpoints directly (the proxy would add a hop to each of its requests). Every turn
-// runs on a new session with its own SSE stream; the API's counts include that stream's polling of the table.
-// Needs bin/baton-local and bin/baton-runtime (`make build`).
+// Counts come from a first stack whose DynamoDB and (for the runtime) Step Functions requests pass through
+// counting proxies; latency and load from a second stack without proxies (a proxy adds a hop to each request).
+// A turn's counts run from its stream being open (the session already created) until its execution succeeded;
+// the API's counts include that stream's polling of the table. With -out the printed report is also written to
+// <out>/results.md and the histogram to <out>/latency.png. Needs bin/baton-local and bin/baton-runtime
+// (`make build-native`).
 package main
 
 import (
@@ -22,20 +36,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -47,106 +56,190 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/baton-run/baton/bench/cost"
+	"github.com/baton-run/baton/local/ddblocal"
 	"github.com/baton-run/baton/local/stackproc"
+	"github.com/baton-run/baton/local/template"
 	"github.com/baton-run/baton/shared/metrics"
 )
 
+// config holds the command-line sizes.
+type config struct {
+	turns, countTurns, warmup, updates    int
+	loadSessions, loadRounds, loadClients int
+	// out is the folder, relative to the repository root, for results.md and latency.png; "" writes nothing.
+	out string
+}
+
 func main() {
-	turns := flag.Int("turns", 50, "measured turns for the latency")
-	countTurns := flag.Int("count-turns", 10, "measured turns for the request counts")
-	warmup := flag.Int("warmup", 3, "unmeasured turns before each phase")
-	updates := flag.Int("updates", 200, "DynamoDB Local UpdateItem round trips")
+	var cfg config
+	flag.IntVar(&cfg.turns, "turns", 50, "measured turns for the latency")
+	flag.IntVar(&cfg.countTurns, "count-turns", 10, "measured turns for the request counts and the cost")
+	flag.IntVar(&cfg.warmup, "warmup", 3, "unmeasured turns before each phase")
+	flag.IntVar(&cfg.updates, "updates", 200, "DynamoDB Local UpdateItem round trips")
+	flag.IntVar(&cfg.loadSessions, "load-sessions", 200, "sessions of the load phase, all open at once (0 skips the phase)")
+	flag.IntVar(&cfg.loadRounds, "load-rounds", 3, "inline round trips of each load-phase session's turn")
+	flag.IntVar(&cfg.loadClients, "load-clients", 16, "client requests in flight at once during the load phase")
+	flag.StringVar(&cfg.out, "out", "docs/bench", "folder (absolute, or relative to the repository root) for results.md and latency.png; empty writes nothing")
+	quick := flag.Bool("quick", false, "a quick run: 10 timed turns, 3 counted, 1 warm-up, 50 UpdateItems, 20 load sessions, and no files written unless -out is given")
 	flag.Parse()
+	if *quick {
+		set := map[string]bool{}
+		flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for name, v := range map[string]*int{"turns": &cfg.turns, "count-turns": &cfg.countTurns, "warmup": &cfg.warmup, "updates": &cfg.updates, "load-sessions": &cfg.loadSessions} {
+			if !set[name] {
+				*v = map[string]int{"turns": 10, "count-turns": 3, "warmup": 1, "updates": 50, "load-sessions": 20}[name]
+			}
+		}
+		if !set["out"] {
+			cfg.out = ""
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 45*time.Minute)
 	defer cancel()
-	if err := run(ctx, *turns, *countTurns, *warmup, *updates); err != nil {
+	if err := run(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "turnbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, turns, countTurns, warmup, updates int) error {
+func run(ctx context.Context, cfg config) error {
+	started := time.Now()
 	root, err := stackproc.FindRoot()
 	if err != nil {
 		return err
 	}
-	fmt.Println("Starting a fresh local stack without a runtime…")
-	p, err := stackproc.Start(ctx, stackproc.Options{RootDir: root, Runtimes: -1})
+	tmpl, err := template.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		return err
+	}
+	memoryMB := map[string]int{}
+	for _, f := range tmpl.Functions() {
+		memoryMB[f.LogicalID] = f.MemoryMB
+	}
+	meter := newClientMeter()
+
+	// Stack 1: counts. DynamoDB Local of our own, the launcher's and the runtime's requests through counting
+	// proxies (one per process, so each process's consumed units are told apart).
+	fmt.Println("Starting DynamoDB Local and a stack whose AWS requests pass through counting proxies…")
+	ddb, err := ddblocal.Start(ctx, ddblocal.Config{ModulesDir: stackproc.ModulesDir(root)})
+	if err != nil {
+		return fmt.Errorf("start DynamoDB Local: %w", err)
+	}
+	defer ddb.Stop()
+	launcherProxy, err := newCountingProxy(map[string]string{"dynamodb": ddb.Endpoint()})
+	if err != nil {
+		return err
+	}
+	defer launcherProxy.Close()
+	p, err := stackproc.Start(ctx, stackproc.Options{RootDir: root, Runtimes: -1, ExtraArgs: []string{"-dynamodb-url", launcherProxy.URL("dynamodb")}})
 	if err != nil {
 		return err
 	}
 	defer p.Stop()
-	b := &bench{stack: p.Stack, client: openai.NewClient(option.WithBaseURL(p.BaseURL), option.WithAPIKey(p.APIKey), option.WithMaxRetries(0))}
+	runtimeProxy, err := newCountingProxy(map[string]string{"dynamodb": ddb.Endpoint(), "sfn": p.SFNURL})
+	if err != nil {
+		return err
+	}
+	defer runtimeProxy.Close()
+	b := newBench(p.Stack, meter)
+	b.launcherProxy, b.runtimeProxy = launcherProxy, runtimeProxy
 	if b.agentID, err = b.newAgent(ctx); err != nil {
 		return err
 	}
-
-	// Phase 1: counts, runtime behind the counting proxy.
-	proxy, err := newCountingProxy(map[string]string{"dynamodb": p.DynamoDBURL, "sfn": p.SFNURL})
+	rt, err := startRuntime(root, p.WorkDir, p.Stack, runtimeProxy.URL("dynamodb"), runtimeProxy.URL("sfn"))
 	if err != nil {
 		return err
 	}
-	defer proxy.Close()
-	rt, err := startRuntime(root, p.WorkDir, p.Stack, proxy.URL("dynamodb"), proxy.URL("sfn"))
-	if err != nil {
-		return err
-	}
+	defer rt.stop()
 	if err := waitRuntime(ctx, p.Stack, rt.id); err != nil {
 		return err
 	}
-	fmt.Printf("Phase 1: %d warm-up + %d counted turns (runtime requests through a counting proxy)…\n", warmup, countTurns)
-	for i := 0; i < warmup; i++ {
+	fmt.Printf("Phase 1: %d warm-up + %d counted turns…\n", cfg.warmup, cfg.countTurns)
+	for i := 0; i < cfg.warmup; i++ {
 		if _, err := b.turn(ctx, nil); err != nil {
 			return err
 		}
 	}
 	var counted []turnCounts
-	for i := 0; i < countTurns; i++ {
+	for i := 0; i < cfg.countTurns; i++ {
 		var c turnCounts
-		c.runtimeBefore = proxy.Snapshot()
 		if _, err := b.turn(ctx, &c); err != nil {
 			return err
 		}
-		c.runtimeAfter = proxy.Snapshot()
 		counted = append(counted, c)
 	}
-	streaming, err := b.streamingPhase(ctx, proxy)
+	streaming, err := b.streamingPhase(ctx, runtimeProxy)
 	if err != nil {
 		return err
 	}
 	rt.stop()
+	_ = p.Stop()
+	_ = ddb.Stop()
 
-	// Phase 2: latency, runtime direct.
-	rt, err = startRuntime(root, p.WorkDir, p.Stack, p.DynamoDBURL, p.SFNURL)
+	// Stack 2: latency and load, no proxies.
+	fmt.Println("Starting a fresh stack (DynamoDB Local, one runtime) without proxies…")
+	p2, err := stackproc.Start(ctx, stackproc.Options{RootDir: root})
 	if err != nil {
 		return err
 	}
-	if err := waitRuntime(ctx, p.Stack, rt.id); err != nil {
+	defer p2.Stop()
+	b2 := newBench(p2.Stack, meter)
+	if b2.agentID, err = b2.newAgent(ctx); err != nil {
 		return err
 	}
-	defer rt.stop()
-	fmt.Printf("Phase 2: %d warm-up + %d timed turns (runtime direct)…\n", warmup, turns)
-	for i := 0; i < warmup; i++ {
-		if _, err := b.turn(ctx, nil); err != nil {
+	fmt.Printf("Phase 2: %d warm-up + %d timed turns…\n", cfg.warmup, cfg.turns)
+	for i := 0; i < cfg.warmup; i++ {
+		if _, err := b2.turn(ctx, nil); err != nil {
 			return err
 		}
 	}
 	var latencies []time.Duration
-	for i := 0; i < turns; i++ {
-		d, err := b.turn(ctx, nil)
+	for i := 0; i < cfg.turns; i++ {
+		d, err := b2.turn(ctx, nil)
 		if err != nil {
 			return err
 		}
 		latencies = append(latencies, d)
 	}
-	update, err := updateItemRoundTrips(ctx, p.Stack, updates)
+	update, err := updateItemRoundTrips(ctx, p2.Stack, cfg.updates)
 	if err != nil {
 		return err
 	}
-	report(os.Stdout, counted, latencies, update)
-	reportStreaming(os.Stdout, streaming)
+	var load *loadResult
+	if cfg.loadSessions > 0 {
+		fmt.Printf("Phase 3: load, %d sessions open at once × %d inline round trips, %d client requests in flight…\n",
+			cfg.loadSessions, cfg.loadRounds, cfg.loadClients)
+		if load, err = b2.loadPhase(ctx, cfg.loadSessions, cfg.loadRounds, cfg.loadClients); err != nil {
+			return err
+		}
+	}
+
+	var buf bytes.Buffer
+	w := io.MultiWriter(os.Stdout, &buf)
+	report(w, counted, latencies, update)
+	reportStreaming(w, streaming)
+	estimate := cost.Price(usageOf(counted, memoryMB))
+	reportCost(w, counted, memoryMB, estimate)
+	if load != nil {
+		load.write(w)
+	}
+	fmt.Fprintf(w, "\nWall time of the whole bench: %s on %d CPUs (%s/%s).\n", time.Since(started).Round(time.Second), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	if cfg.out != "" {
+		dir := cfg.out
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(root, dir)
+		}
+		if err := writeOutputs(dir, buf.String(), estimate, latencies, update); err != nil {
+			return err
+		}
+		fmt.Printf("\nWrote %s and %s.\n", filepath.Join(cfg.out, "results.md"), filepath.Join(cfg.out, "latency.png"))
+	}
+	if load != nil && (load.lost > 0 || load.duplicated > 0) {
+		return fmt.Errorf("load phase: %d results lost, %d duplicated", load.lost, load.duplicated)
+	}
 	return nil
 }
 
@@ -225,7 +318,7 @@ func (b *bench) answer(ctx context.Context, agentID, text string) (int, error) {
 }
 
 // reportStreaming prints what the streaming turns cost the runtime, and the ratio between the two sizes.
-func reportStreaming(out *os.File, rows []streamed) {
+func reportStreaming(out io.Writer, rows []streamed) {
 	if len(rows) == 0 {
 		return
 	}
@@ -245,14 +338,60 @@ func reportStreaming(out *os.File, rows []streamed) {
 type bench struct {
 	stack   stackproc.Stack
 	client  openai.Client
+	meter   *clientMeter
 	agentID string
+	// launcherProxy and runtimeProxy, when set, count the DynamoDB requests and consumed units of the launcher
+	// process and of the runtime.
+	launcherProxy, runtimeProxy *countingProxy
+}
+
+// newBench returns a bench whose Agents API client sends its requests through meter, without retries.
+func newBench(st stackproc.Stack, meter *clientMeter) *bench {
+	return &bench{stack: st, meter: meter, client: openai.NewClient(option.WithBaseURL(st.BaseURL), option.WithAPIKey(st.APIKey),
+		option.WithMaxRetries(0), option.WithHTTPClient(&http.Client{Transport: meter}))}
 }
 
 // turnCounts are the counters around one turn.
 type turnCounts struct {
+	// apiBefore/apiAfter are the launcher process's request counters (GET /_baton/metrics) plus the consumed
+	// units its counting proxy saw ("DynamoDB.write.milliunits", "DynamoDB.read.milliunits").
 	apiBefore, apiAfter         map[string]int64
 	runtimeBefore, runtimeAfter map[string]int64
-	transitions                 int64
+	// lambdaBefore/lambdaAfter are the local Lambda host's counters (GET /_baton/stats on the Lambda endpoint).
+	lambdaBefore, lambdaAfter map[string]lambdaStats
+	// clientBefore/clientAfter are the client's requests by the function that would serve them on AWS.
+	clientBefore, clientAfter map[string]invocationStats
+	transitions               int64
+}
+
+// lambdaStats is one function's entry of the Lambda host's GET /_baton/stats (local/lambdahost.FunctionStats).
+type lambdaStats struct {
+	Invocations  int64 `json:"invocations"`
+	BilledMillis int64 `json:"billed_ms"`
+}
+
+// snapshot records every counter of the turn's window into the given maps.
+func (b *bench) snapshot(ctx context.Context, api, runtime *map[string]int64, lambda *map[string]lambdaStats, client *map[string]invocationStats) error {
+	m, err := getJSON[map[string]int64](ctx, b.stack.APIURL+"/_baton/metrics")
+	if err != nil {
+		return err
+	}
+	if b.launcherProxy != nil {
+		for k, v := range b.launcherProxy.Snapshot() {
+			if strings.HasSuffix(k, ".milliunits") {
+				m[k] = v
+			}
+		}
+	}
+	*api = m
+	if b.runtimeProxy != nil {
+		*runtime = b.runtimeProxy.Snapshot()
+	}
+	if *lambda, err = getJSON[map[string]lambdaStats](ctx, b.stack.LambdaURL+"/_baton/stats"); err != nil {
+		return err
+	}
+	*client = b.meter.Snapshot()
+	return nil
 }
 
 func (b *bench) newAgent(ctx context.Context) (string, error) {
@@ -273,8 +412,8 @@ func (b *bench) newAgent(ctx context.Context) (string, error) {
 }
 
 // turn runs one inline round trip on a new session and returns the time from just before the tool-result POST
-// to the arrival of turn.completed. With c set it records the API counters and the execution's transitions
-// around the turn (from the message POST until the execution has succeeded).
+// to the arrival of turn.completed. With c set it records the counters around the turn: from the moment its stream
+// is open (the session is created) until the stream is closed and the execution has succeeded.
 func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -290,7 +429,7 @@ func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) 
 		return 0, explain("open stream", err)
 	}
 	if c != nil {
-		if c.apiBefore, err = getJSON[map[string]int64](ctx, b.stack.APIURL+"/_baton/metrics"); err != nil {
+		if err := b.snapshot(ctx, &c.apiBefore, &c.runtimeBefore, &c.lambdaBefore, &c.clientBefore); err != nil {
 			return 0, err
 		}
 	}
@@ -328,13 +467,14 @@ func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) 
 	if latency == 0 {
 		return 0, fmt.Errorf("stream ended before the turn completed: %v", stream.Err())
 	}
+	_ = stream.Close() // ends the stream function's invocation; the client meter records its duration
 	if c != nil {
 		n, err := b.waitSucceeded(ctx, turnID)
 		if err != nil {
 			return 0, err
 		}
 		c.transitions = n
-		if c.apiAfter, err = getJSON[map[string]int64](ctx, b.stack.APIURL+"/_baton/metrics"); err != nil {
+		if err := b.snapshot(ctx, &c.apiAfter, &c.runtimeAfter, &c.lambdaAfter, &c.clientAfter); err != nil {
 			return 0, err
 		}
 	}
@@ -343,6 +483,7 @@ func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) 
 
 // sfnStats is the part of GET /_baton/stats (local/sfn.Stats) the bench reads.
 type sfnStats struct {
+	ByStatus   map[string]int `json:"executions_by_status"`
 	Executions map[string]struct {
 		Status           string `json:"status"`
 		StateTransitions int64  `json:"state_transitions"`
@@ -493,164 +634,8 @@ func (r *runtimeProc) stop() {
 	}
 }
 
-// countingProxy forwards to named AWS endpoints and counts requests by "<service>.<operation>", read from the
-// X-Amz-Target header of the JSON protocols (DynamoDB_20120810.GetItem → DynamoDB.GetItem,
-// AWSStepFunctions.SendTaskSuccess → SFN.SendTaskSuccess).
-type countingProxy struct {
-	mu      sync.Mutex
-	counts  map[string]int64
-	servers []*http.Server
-	urls    map[string]string
-}
-
-// newCountingProxy listens on one loopback port per named target.
-func newCountingProxy(targets map[string]string) (*countingProxy, error) {
-	p := &countingProxy{counts: map[string]int64{}, urls: map[string]string{}}
-	for name, target := range targets {
-		u, err := url.Parse(target)
-		if err != nil {
-			return nil, err
-		}
-		rp := httputil.NewSingleHostReverseProxy(u)
-		rp.FlushInterval = -1
-		rp.ErrorLog = log.New(io.Discard, "", 0) // polls cut short when a runtime stops are expected
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			p.Close()
-			return nil, err
-		}
-		rp.ModifyResponse = func(resp *http.Response) error {
-			op := resp.Request.Header.Get(capacityHeader)
-			if op == "" {
-				return nil
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				return err
-			}
-			resp.Body = io.NopCloser(bytes.NewReader(body))
-			p.addCapacity(op, body)
-			return nil
-		}
-		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			target := r.Header.Get("X-Amz-Target")
-			p.count(target)
-			if err := askCapacity(r, target); err != nil {
-				http.Error(w, err.Error(), http.StatusBadGateway)
-				return
-			}
-			rp.ServeHTTP(w, r)
-		})}
-		go func() { _ = srv.Serve(ln) }()
-		p.servers = append(p.servers, srv)
-		p.urls[name] = "http://" + ln.Addr().String()
-	}
-	return p, nil
-}
-
-func (p *countingProxy) URL(name string) string { return p.urls[name] }
-
-// capacityHeader marks, between the proxy's request and response handlers, a DynamoDB request whose consumed
-// capacity the proxy asked for; its value is "read" or "write".
-const capacityHeader = "X-Baton-Bench-Capacity"
-
-// askCapacity adds "ReturnConsumedCapacity":"TOTAL" to the JSON body of a DynamoDB read or write (DynamoDB Local
-// does not verify signatures, so the rewritten body is accepted), so that the response reports the units it
-// consumed.
-func askCapacity(r *http.Request, target string) error {
-	service, op, _ := strings.Cut(target, ".")
-	if !strings.HasPrefix(service, "DynamoDB") {
-		return nil
-	}
-	kind := map[string]string{"PutItem": "write", "UpdateItem": "write", "DeleteItem": "write", "TransactWriteItems": "write",
-		"BatchWriteItem": "write", "GetItem": "read", "Query": "read", "BatchGetItem": "read", "Scan": "read", "TransactGetItems": "read"}[op]
-	if kind == "" {
-		return nil
-	}
-	body, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	if err != nil {
-		return err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return err
-	}
-	m["ReturnConsumedCapacity"] = json.RawMessage(`"TOTAL"`)
-	if body, err = json.Marshal(m); err != nil {
-		return err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
-	r.Header.Set(capacityHeader, kind)
-	return nil
-}
-
-// addCapacity adds the ConsumedCapacity of a DynamoDB response (one object, or a list for transactions and batches)
-// to the counters "DynamoDB.<kind>.milliunits" (capacity units × 1000).
-func (p *countingProxy) addCapacity(kind string, body []byte) {
-	var resp struct {
-		ConsumedCapacity json.RawMessage
-	}
-	if json.Unmarshal(body, &resp) != nil || len(resp.ConsumedCapacity) == 0 {
-		return
-	}
-	type unit struct{ CapacityUnits float64 }
-	var list []unit
-	if resp.ConsumedCapacity[0] == '[' {
-		_ = json.Unmarshal(resp.ConsumedCapacity, &list)
-	} else {
-		var one unit
-		if json.Unmarshal(resp.ConsumedCapacity, &one) == nil {
-			list = append(list, one)
-		}
-	}
-	total := 0.0
-	for _, u := range list {
-		total += u.CapacityUnits
-	}
-	p.mu.Lock()
-	p.counts["DynamoDB."+kind+".milliunits"] += int64(total*1000 + 0.5)
-	p.mu.Unlock()
-}
-
-func (p *countingProxy) count(target string) {
-	service, op, ok := strings.Cut(target, ".")
-	if !ok {
-		service, op = "unknown", target
-	}
-	switch {
-	case strings.HasPrefix(service, "DynamoDB"):
-		service = "DynamoDB"
-	case service == "AWSStepFunctions":
-		service = "SFN"
-	}
-	p.mu.Lock()
-	p.counts[service+"."+op]++
-	p.mu.Unlock()
-}
-
-// Snapshot returns a copy of the counters.
-func (p *countingProxy) Snapshot() map[string]int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make(map[string]int64, len(p.counts))
-	for k, v := range p.counts {
-		out[k] = v
-	}
-	return out
-}
-
-func (p *countingProxy) Close() {
-	for _, srv := range p.servers {
-		_ = srv.Close()
-	}
-}
-
 // report prints the tables.
-func report(out *os.File, counted []turnCounts, latencies, updates []time.Duration) {
+func report(out io.Writer, counted []turnCounts, latencies, updates []time.Duration) {
 	fmt.Fprintf(out, "\nBaton turn benchmark — one inline round trip per turn (scripted model, local stack)\n\n")
 	fmt.Fprintf(out, "AWS requests per turn (mean over %d turns; message POST through the execution's success)\n", len(counted))
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

@@ -55,6 +55,9 @@ type Host struct {
 	fns   map[string]Function
 	async sync.WaitGroup
 
+	statsMu sync.Mutex
+	stats   map[string]FunctionStats
+
 	// NewRequestID returns the request id of an invocation; nil means a random UUID.
 	NewRequestID func() string
 	// Logger receives the errors of Event invocations, which have no caller to report to; nil means
@@ -159,7 +162,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			defer h.async.Done()
 			// The caller's request ends now; the invocation must not end with it.
-			res := invoke(context.WithoutCancel(r.Context()), fn, requestID, payload)
+			res := h.invoke(context.WithoutCancel(r.Context()), fn, requestID, payload)
 			if res.funcErr != nil {
 				h.logger().Error("lambdahost: Event invocation failed",
 					"function", fn.Name, "request_id", requestID, "errorType", res.funcErr.Type, "errorMessage", res.funcErr.Message)
@@ -169,7 +172,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	res := invoke(r.Context(), fn, requestID, payload)
+	res := h.invoke(r.Context(), fn, requestID, payload)
 	if res.funcErr == nil && len(res.output) > MaxSyncPayloadBytes {
 		res.funcErr = &messages.InvokeResponse_Error{
 			Type:    "Function.ResponseSizeTooLarge",
@@ -187,6 +190,56 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(res.output)
+}
+
+// FunctionStats counts one function's invocations since the Host was created, for benchmarks (`make bench`
+// prices Lambda duration from it: docs/bench.md "Cost"). JSON: {"invocations","duration_ns","billed_ms"}.
+type FunctionStats struct {
+	// Invocations counts RequestResponse and Event invocations that ran the handler (DryRun and rejected requests
+	// are not invocations).
+	Invocations int64 `json:"invocations"`
+	// DurationNanos sums the handler run times in nanoseconds (up to the function timeout for one that timed out).
+	DurationNanos int64 `json:"duration_ns"`
+	// BilledMillis sums each invocation's run time rounded up to a whole millisecond, as Lambda bills duration.
+	BilledMillis int64 `json:"billed_ms"`
+}
+
+// Stats returns the counters of every function invoked so far, by function name.
+func (h *Host) Stats() map[string]FunctionStats {
+	h.statsMu.Lock()
+	defer h.statsMu.Unlock()
+	out := make(map[string]FunctionStats, len(h.stats))
+	for k, v := range h.stats {
+		out[k] = v
+	}
+	return out
+}
+
+// StatsHandler serves Stats as a JSON object keyed by function name (the launcher mounts it at
+// GET /_baton/stats on the Lambda endpoint).
+func (h *Host) StatsHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(h.Stats())
+	})
+}
+
+// invoke runs one invocation (package invoke) and adds it to the function's FunctionStats.
+func (h *Host) invoke(ctx context.Context, fn Function, requestID string, payload []byte) result {
+	start := time.Now()
+	res := invoke(ctx, fn, requestID, payload)
+	d := time.Since(start)
+	h.statsMu.Lock()
+	if h.stats == nil {
+		h.stats = map[string]FunctionStats{}
+	}
+	st := h.stats[fn.Name]
+	st.Invocations++
+	st.DurationNanos += d.Nanoseconds()
+	st.BilledMillis += (d.Nanoseconds() + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+	h.stats[fn.Name] = st
+	h.statsMu.Unlock()
+	return res
 }
 
 type result struct {

@@ -188,3 +188,44 @@ func TestOtherRoutesAreUnknownOperations(t *testing.T) {
 		t.Errorf("GET invocations = %d %q, want 404 UnknownOperationException", resp.StatusCode, resp.Header.Get("X-Amzn-ErrorType"))
 	}
 }
+
+func TestStatsCountInvocationsAndBilledMilliseconds(t *testing.T) {
+	t.Parallel()
+	client, host := newClient(t, new(atomic.Int32))
+	for _, typ := range []types.InvocationType{types.InvocationTypeRequestResponse, types.InvocationTypeEvent, types.InvocationTypeDryRun} {
+		if _, err := client.Invoke(t.Context(), &awslambda.InvokeInput{FunctionName: aws.String("Counter"), InvocationType: typ}); err != nil {
+			t.Fatalf("Invoke %s: %v", typ, err)
+		}
+	}
+	if _, err := client.Invoke(t.Context(), &awslambda.InvokeInput{FunctionName: aws.String("Nope")}); err == nil {
+		t.Fatal("Invoke of an unknown function succeeded")
+	}
+	host.Wait()
+	stats := host.Stats()
+	if len(stats) != 1 {
+		t.Fatalf("stats = %+v, want only Counter (DryRun and unknown functions are not invocations)", stats)
+	}
+	c := stats["Counter"]
+	if c.Invocations != 2 {
+		t.Errorf("Counter invocations = %d, want 2 (RequestResponse and Event)", c.Invocations)
+	}
+	// Each invocation is billed at least one whole millisecond, and never less than it ran.
+	if c.BilledMillis < c.Invocations || c.BilledMillis*int64(time.Millisecond) < c.DurationNanos || c.DurationNanos <= 0 {
+		t.Errorf("Counter = %+v: billed ms must be ≥ 1 per invocation and ≥ the run time", c)
+	}
+
+	srv := httptest.NewServer(host.StatsHandler())
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var served map[string]lambdahost.FunctionStats
+	if err := json.NewDecoder(resp.Body).Decode(&served); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(stats, served); d != "" {
+		t.Errorf("served stats (-Stats +served):\n%s", d)
+	}
+}

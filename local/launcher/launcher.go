@@ -51,6 +51,11 @@ type Config struct {
 	LambdaAddr   string
 	SFNAddr      string
 	DynamoDBPort int
+	// DynamoDBURL, when set, is a DynamoDB endpoint that is already running (e.g. `make bench`'s counting proxy
+	// in front of a DynamoDB Local it started): the launcher starts no DynamoDB Local, creates the table there if
+	// it is missing, and gives this endpoint to every client and runtime. DataDir and DynamoDBPort then do not
+	// apply to DynamoDB.
+	DynamoDBURL string
 
 	Table     string
 	ProjectID string
@@ -173,20 +178,24 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		}
 	}()
 
-	// DynamoDB Local and the table.
-	ddbCfg := ddblocal.Config{ModulesDir: cfg.ModulesDir, Port: cfg.DynamoDBPort}
-	if cfg.DataDir != "" {
-		ddbCfg.DataDir = filepath.Join(cfg.DataDir, "dynamodb")
-		if err := os.MkdirAll(ddbCfg.DataDir, 0o755); err != nil {
-			return err
+	// DynamoDB Local (unless an endpoint is given) and the table.
+	ddbURL, ddbDone := cfg.DynamoDBURL, (<-chan struct{})(nil)
+	if ddbURL == "" {
+		ddbCfg := ddblocal.Config{ModulesDir: cfg.ModulesDir, Port: cfg.DynamoDBPort}
+		if cfg.DataDir != "" {
+			ddbCfg.DataDir = filepath.Join(cfg.DataDir, "dynamodb")
+			if err := os.MkdirAll(ddbCfg.DataDir, 0o755); err != nil {
+				return err
+			}
 		}
+		// DynamoDB Local outlives ctx: the cleanups stop it last, after the runtimes have deregistered.
+		ddb, err := ddblocal.Start(context.WithoutCancel(ctx), ddbCfg)
+		if err != nil {
+			return fmt.Errorf("start DynamoDB Local: %w", err)
+		}
+		cleanups = append(cleanups, func() { _ = ddb.Stop() })
+		ddbURL, ddbDone = ddb.Endpoint(), ddb.Done()
 	}
-	// DynamoDB Local outlives ctx: the cleanups stop it last, after the runtimes have deregistered.
-	ddb, err := ddblocal.Start(context.WithoutCancel(ctx), ddbCfg)
-	if err != nil {
-		return fmt.Errorf("start DynamoDB Local: %w", err)
-	}
-	cleanups = append(cleanups, func() { _ = ddb.Stop() })
 	tmpl, err := template.Load(filepath.Join(cfg.RootDir, "template.yaml"), template.WithTableName(tableLogicalID, cfg.Table))
 	if err != nil {
 		return err
@@ -199,7 +208,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if err != nil {
 		return err
 	}
-	if err := ddblocal.EnsureTable(ctx, ddblocal.NewClient(ddb.Endpoint()), createTable, ttl); err != nil {
+	if err := ddblocal.EnsureTable(ctx, ddblocal.NewClient(ddbURL), createTable, ttl); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
 
@@ -230,7 +239,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	}
 	deps := setup.New(setup.Config{
 		Table: cfg.Table, StateMachineARN: stateMachineARN, AdminKey: cfg.AdminKey, Timeouts: cfg.Timeouts,
-		Endpoints: setup.Endpoints{DynamoDB: ddb.Endpoint(), SFN: sfnURL},
+		Endpoints: setup.Endpoints{DynamoDB: ddbURL, SFN: sfnURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
 	}, localAWS(), translate.Admission{Next: admission.Execution{}})
 	workspaces := cfg.WorkspaceRoot
@@ -257,7 +266,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		"AWS_REGION=" + region,
 		"AWS_ACCESS_KEY_ID=" + localAccessKey,
 		"AWS_SECRET_ACCESS_KEY=" + localAccessKey,
-		"AWS_ENDPOINT_URL_DYNAMODB=" + ddb.Endpoint(),
+		"AWS_ENDPOINT_URL_DYNAMODB=" + ddbURL,
 		"AWS_ENDPOINT_URL_SFN=" + sfnURL,
 		"AWS_ENDPOINT_URL_LAMBDA=" + lambdaURL,
 		"AWS_EC2_METADATA_DISABLED=true",
@@ -288,7 +297,10 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	host.Register(lambdahost.Function{Name: "ParkFunction", Handler: lambda.NewHandler(orch.ParkHandler(deps.Engine)), Timeout: 30 * time.Second})
 	host.Register(lambdahost.Function{Name: "SettleFunction", Handler: lambda.NewHandler(orch.SettleHandler(deps.Engine)), Timeout: 30 * time.Second})
 	host.Register(lambdahost.Function{Name: "ReconcileFunction", Handler: lambda.NewHandler(orch.ReconcileHandler(deps.Engine, 10*time.Second)), Timeout: 60 * time.Second})
-	lambdaSrv := &http.Server{Handler: host, ReadHeaderTimeout: 10 * time.Second}
+	lambdaMux := http.NewServeMux()
+	lambdaMux.Handle("/", host)
+	lambdaMux.Handle("GET /_baton/stats", host.StatsHandler()) // invocations and billed duration per function, for `make bench`
+	lambdaSrv := &http.Server{Handler: lambdaMux, ReadHeaderTimeout: 10 * time.Second}
 	go serve(log, "lambda", lambdaSrv, lambdaLn)
 	cleanups = append(cleanups, func() { shutdown(lambdaSrv); host.Wait() })
 
@@ -377,7 +389,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
-		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
+		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddbURL, Table: cfg.Table,
 		StateMachineARN: stateMachineARN, WorkspaceRoot: workspaces, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
 		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
@@ -391,7 +403,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	select {
 	case <-ctx.Done():
 		return nil
-	case <-ddb.Done():
+	case <-ddbDone: // nil (never ready) with an external endpoint
 		return errors.New("DynamoDB Local exited")
 	}
 }

@@ -26,6 +26,9 @@ type Function struct {
 	Architectures []string
 	// TimeoutSeconds is the function timeout in seconds; 0 means not declared (SAM's default is 3).
 	TimeoutSeconds int
+	// MemoryMB is the function's MemorySize in MB (function first, then Globals); 0 means not declared (SAM's
+	// default is 128).
+	MemoryMB int
 	// Env is the environment, Globals first then the function's own variables, with values resolved to
 	// local names and ARNs ("" where goformation could not resolve a value).
 	Env map[string]string
@@ -81,6 +84,11 @@ func (t *Template) Function(logicalID string) (Function, error) {
 		f.TimeoutSeconds = *fn.Timeout
 	} else if g.Timeout != nil {
 		f.TimeoutSeconds = *g.Timeout
+	}
+	if fn.MemorySize != nil {
+		f.MemoryMB = *fn.MemorySize
+	} else if g.MemorySize != nil {
+		f.MemoryMB = *g.MemorySize
 	}
 	codeDir := codeURI(fn.CodeUri)
 	if codeDir == "" {

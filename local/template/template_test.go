@@ -65,6 +65,7 @@ func TestFunctionsMergeGlobalsAndResolveLocally(t *testing.T) {
 			Runtime:        "provided.al2023",
 			Handler:        "bootstrap",
 			TimeoutSeconds: 10,
+			MemoryMB:       256,
 			Env:            map[string]string{"TABLE": "items-local"},
 		},
 		{
@@ -75,6 +76,7 @@ func TestFunctionsMergeGlobalsAndResolveLocally(t *testing.T) {
 			Runtime:        "provided.al2023",
 			Handler:        "bootstrap",
 			TimeoutSeconds: 20,
+			MemoryMB:       1024,
 			Env: map[string]string{
 				"TABLE":    "items-local",
 				"GREETING": "hello",

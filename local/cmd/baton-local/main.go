@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&cfg.LambdaAddr, "lambda", envOr("BATON_LAMBDA_ADDR", launcher.DefaultLambdaAddr), "Lambda invoke endpoint listen address")
 	flag.StringVar(&cfg.SFNAddr, "sfn", envOr("BATON_SFN_ADDR", launcher.DefaultSFNAddr), "Step Functions endpoint listen address")
 	flag.IntVar(&cfg.DynamoDBPort, "dynamodb-port", launcher.DefaultDynamoDBPort, "DynamoDB Local port (0 = free port)")
+	flag.StringVar(&cfg.DynamoDBURL, "dynamodb-url", "", "use this running DynamoDB endpoint instead of starting DynamoDB Local (the table is created there if missing)")
 	flag.StringVar(&cfg.APIKey, "api-key", envOr("BATON_LOCAL_API_KEY", launcher.DefaultAPIKey), "API key provisioned for the local project")
 	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", launcher.DefaultAdminKey), "admin API key")
 	flag.StringVar(&cfg.AccessKeyID, "access-key-id", envOr("BATON_LOCAL_ACCESS_KEY_ID", launcher.DefaultAccessKeyID), "AgentCore access key id provisioned for the local project")
