@@ -45,5 +45,6 @@ func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 	if missing != nil {
 		msg = fmt.Sprintf("%s: no live %s runtime advertises %s.", MessageExecutionUnavailable, t.Harness, strings.Join(missing, ", "))
 	}
+	e.record(ctx, MetricDispatchRefusals, 1, t.Harness, t.SessionID, "")
 	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
 }

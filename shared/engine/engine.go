@@ -31,6 +31,8 @@ type Engine struct {
 	conflicts atomic.Int64
 	// wake tells this process's event readers about its commits (Wake).
 	wake wakeHub
+	// metrics receives measurements (Options.Metrics); nil records nothing.
+	metrics Metrics
 }
 
 // Options configures an Engine. Zero Clock means time.Now; zero NewID means random time-ordered ids; zero
@@ -53,6 +55,9 @@ type Options struct {
 	// rest (docs/agentcore.md §6); nil makes those operations fail with ErrNoSealKey. New panics on a key of
 	// another size.
 	SealKey []byte
+	// Metrics receives the engine's measurements (turns started, required actions, tool results, result
+	// conflicts, dispatch refusals, turn failures; observe.go, docs/operations.md §3); nil records nothing.
+	Metrics Metrics
 }
 
 // DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
@@ -71,6 +76,7 @@ func New(o Options) *Engine {
 	if e.timeouts == (Timeouts{}) {
 		e.timeouts = DefaultTimeouts
 	}
+	e.metrics = o.Metrics
 	e.agentCore = o.AgentCore
 	if e.agentCore.Region == "" {
 		e.agentCore.Region = "us-east-1"
