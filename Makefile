@@ -47,6 +47,17 @@ $(NODE_MODULES)/.installed: $(TOOLS_DIR)/package.json $(TOOLS_DIR)/package-lock.
 	cd $(TOOLS_DIR) && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
+# bubblewrap (`bwrap`) sandboxes the builtin tools' commands (docs/tools.md "Isolation"); their tests need it and
+# fail without it. Installed from Debian's packages when missing and running as root (CI); otherwise say what to do.
+.PHONY: bubblewrap
+bubblewrap: ## Install bubblewrap (Debian package) when missing (as root; otherwise print how)
+	@command -v bwrap >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get install -y bubblewrap || (apt-get update && apt-get install -y bubblewrap); \
+		else \
+			echo "bubblewrap is missing and this is not root: run 'sudo apt-get install -y bubblewrap' (the builtin tool tests fail without it)"; \
+		fi; }
+
 ##@ Build
 
 .PHONY: build
@@ -126,7 +137,7 @@ test: ## Run every check and test (template, ASL, builds, unit, integration, end
 	echo "make test: $$(( $$(date +%s) - start )) s (exit $$rc)"; exit $$rc
 
 .PHONY: test-all
-test-all: tools build-native lint check-template
+test-all: tools bubblewrap build-native lint check-template
 	@# Warm the build cache for the runtime container test (the Dockerfile builds with CGO_ENABLED=0 -trimpath).
 	CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null $(RUNTIME_PKG)
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) BATON_BIN_DIR=$(abspath $(BIN)) \
@@ -134,7 +145,7 @@ test-all: tools build-native lint check-template
 	$(MAKE) --no-print-directory fuzz
 
 .PHONY: test-unit
-test-unit: ## Unit tests only (nothing running needed)
+test-unit: bubblewrap ## Unit tests only (nothing running needed but bubblewrap, for the sandbox tests)
 	$(GO) test -count=1 -short ./shared/... ./local/sfn/...
 
 FUZZTIME ?= 10s

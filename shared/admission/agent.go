@@ -20,7 +20,7 @@ const (
 // Harness kinds and model provider protocols of the x_baton extension (docs/decisions.md §1).
 var (
 	HarnessKinds           = []string{"baton", "codex", "claude_sdk", "mcode"}
-	ModelProviderProtocols = []string{"scripted", "bedrock_converse", "openai_responses", "openai_chat", "anthropic_messages"}
+	ModelProviderProtocols = agent.ModelProtocols
 )
 
 // agentShape says which Agent members an object may carry.
@@ -449,6 +449,19 @@ func parseModelProvider(path string, raw json.RawMessage) (*agent.ModelProvider,
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A provider that takes no endpoint or key of the caller's is refused when the Agent is saved, not at its first
+	// turn (docs/model-providers.md "Protocols").
+	proto := str(o.values["protocol"])
+	for _, m := range []string{"base_url", "api_key", "model"} {
+		v, ok := o.values[m]
+		if !ok || isNull(v) {
+			continue
+		}
+		if (proto == agent.ProtocolScripted) || (proto == "bedrock_converse" && m != "model") {
+			p := join(path, m)
+			return nil, invalid(p, "Invalid '%s': the %s model provider takes no %s.", p, proto, m)
+		}
 	}
 	return &agent.ModelProvider{
 		Protocol: str(o.values["protocol"]),

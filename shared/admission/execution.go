@@ -47,10 +47,14 @@ type Execution struct{}
 var _ engine.Admission = Execution{}
 
 // AdmitSession qualifies cfg for execution, or returns the first violated rule as an *engine.Error. Checks run in
-// this order: the scripted model's script (400 invalid_request_error, param agent.x_baton.script, when cfg selects
+// this order: a model provider is selected (400 invalid_request_error, param agent.x_baton.model_provider; see
+// checkModelProvider), the scripted model's script (400 invalid_request_error, param agent.x_baton.script, when cfg selects
 // the scripted model; see checkScript), harness kind, tools in declaration order (per-type rules), cross-tool rules (counts, names,
 // discovery, controls, MCP labels, combinations), text (structured output, verbosity), reasoning, service_tier.
 func (Execution) AdmitSession(cfg agent.Config) error {
+	if err := checkModelProvider(cfg); err != nil {
+		return err
+	}
 	if err := checkExecutionScript(cfg); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func mcpDecl(label, url, extra string) string {
 }
 
 func cfgOf(harness string, tools ...string) agent.Config {
-	c := agent.Config{Model: "m"}
+	c := agent.Config{Model: agent.ScriptedModel}
 	for _, t := range tools {
 		c.Tools = append(c.Tools, json.RawMessage(t))
 	}

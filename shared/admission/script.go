@@ -41,3 +41,23 @@ func scriptErrorText(err error) string {
 	}
 	return "the script is invalid"
 }
+
+// checkModelProvider refuses a configuration that selects no model provider (agent.Config.ModelProtocol() == "",
+// after the deployment's default was applied): 400 invalid_request_error naming the settings that would select one
+// (docs/model-providers.md "Choosing a model"). The scripted model never answers in place of a real one.
+func checkModelProvider(cfg agent.Config) error {
+	if cfg.ModelProtocol() != "" {
+		return nil
+	}
+	const p = "agent.x_baton.model_provider"
+	return invalid(p, "No model provider is selected for model '%s': set '%s' (protocol %s), set the deployment's default provider (BATON_MODEL_PROVIDER), or use model '%s' for the scripted test model.",
+		echoModel(cfg.Model), p, strings.Join(ModelProviderProtocols[1:], ", "), agent.ScriptedModel)
+}
+
+// echoModel is a model name as a message may repeat it.
+func echoModel(m string) string {
+	if len(m) > 128 || !echoable(m) {
+		return "(given)"
+	}
+	return m
+}

@@ -2,12 +2,14 @@ package admission
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/engine"
 )
 
 // badScripts are x_baton.script values script.Parse rejects, with the parse error each message repeats.
@@ -56,7 +58,7 @@ func TestExecutionChecksTheScriptOfTheScriptedModel(t *testing.T) {
 	withScript := func(protocol, script string) agent.Config {
 		c := agent.Config{Model: "m", XBaton: &agent.Extension{Script: json.RawMessage(script)}}
 		if protocol != "" {
-			c.XBaton.ModelProvider = &agent.ModelProvider{Protocol: protocol, Model: "m"}
+			c.XBaton.ModelProvider = &agent.ModelProvider{Protocol: protocol}
 		}
 		return c
 	}
@@ -84,12 +86,44 @@ func TestExecutionChecksTheScriptOfTheScriptedModel(t *testing.T) {
 			t.Errorf("AdmitSession = %v, want admitted", err)
 		}
 	})
-	t.Run("no script is admitted", func(t *testing.T) {
+	t.Run("the scripted model without a script is admitted", func(t *testing.T) {
 		t.Parallel()
-		if err := (Execution{}).AdmitSession(agent.Config{Model: "m"}); err != nil {
+		if err := (Execution{}).AdmitSession(agent.Config{Model: agent.ScriptedModel}); err != nil {
 			t.Errorf("AdmitSession = %v, want admitted", err)
 		}
 	})
+}
+
+// TestAModelIsNeverFakedByTheScriptedModel: a configuration that selects no provider is refused naming what to set
+// (docs/model-providers.md "Choosing a model"); the scripted model answers only when selected.
+func TestAModelIsNeverFakedByTheScriptedModel(t *testing.T) {
+	t.Parallel()
+	err := Execution{}.AdmitSession(agent.Config{Model: "gpt-5"})
+	want := badReq(ire, "agent.x_baton.model_provider", "No model provider is selected for model 'gpt-5': set 'agent.x_baton.model_provider' (protocol bedrock_converse, openai_responses, openai_chat, anthropic_messages), set the deployment's default provider (BATON_MODEL_PROVIDER), or use model 'scripted' for the scripted test model.")
+	if diff := cmp.Diff(want, asWant(t, err)); diff != "" {
+		t.Errorf("gpt-5 without a provider (-want +got):\n%s", diff)
+	}
+	for _, cfg := range []agent.Config{
+		{Model: "scripted"},
+		{Model: "gpt-5", XBaton: &agent.Extension{ModelProvider: &agent.ModelProvider{Protocol: "openai_responses"}}},
+		{Model: "any", XBaton: &agent.Extension{Script: json.RawMessage(`{"rules":[{"reply":"x"}]}`)}},
+	} {
+		if err := (Execution{}).AdmitSession(cfg); err != nil {
+			t.Errorf("AdmitSession(%+v) = %v, want admitted", cfg, err)
+		}
+	}
+	// Saving an Agent refuses what its provider takes no value for, naming the member.
+	for body, param := range map[string]string{
+		`{"model":"m","x_baton":{"model_provider":{"protocol":"bedrock_converse","base_url":"https://h/v1"}}}`: "x_baton.model_provider.base_url",
+		`{"model":"m","x_baton":{"model_provider":{"protocol":"bedrock_converse","api_key":"k"}}}`:             "x_baton.model_provider.api_key",
+		`{"model":"m","x_baton":{"model_provider":{"protocol":"scripted","model":"x"}}}`:                       "x_baton.model_provider.model",
+	} {
+		_, err := AgentCreate([]byte(body))
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Status != 400 || e.Param != param {
+			t.Errorf("AgentCreate(%s) = %v, want 400 with param %s", body, err, param)
+		}
+	}
 }
 
 func TestScriptErrorTextRepeatsOnlyEchoableText(t *testing.T) {

@@ -84,17 +84,29 @@ type ModelProvider struct {
 	APIKey   string `json:"api_key,omitempty"`
 }
 
-// ProtocolScripted is the default model provider protocol: the deterministic scripted model
-// (docs/scripted-model.md).
+// ProtocolScripted is the protocol of the deterministic scripted model (docs/scripted-model.md). It answers only
+// when a configuration selects it (ModelProtocol); it is never a fallback.
 const ProtocolScripted = "scripted"
 
-// ModelProtocol returns the model provider protocol the configuration selects: x_baton.model_provider.protocol, or
-// ProtocolScripted when it is absent or empty (docs/model-providers.md).
+// ModelProtocols are the model provider protocols x_baton.model_provider.protocol accepts, ProtocolScripted first
+// (docs/model-providers.md).
+var ModelProtocols = []string{ProtocolScripted, "bedrock_converse", "openai_responses", "openai_chat", "anthropic_messages"}
+
+// ScriptedModel is the `model` that selects the scripted model without an x_baton.model_provider.
+const ScriptedModel = "scripted"
+
+// ModelProtocol returns the model provider protocol the configuration selects (docs/model-providers.md "Choosing
+// a model"): x_baton.model_provider.protocol; else ProtocolScripted when the model is ScriptedModel or an
+// x_baton.script is given (a script is for the scripted model only); else "" — no provider is selected, and the
+// deployment's default provider applies (engine.Options.DefaultModelProvider) or admission refuses the Session.
 func (c Config) ModelProtocol() string {
-	if c.XBaton == nil || c.XBaton.ModelProvider == nil || c.XBaton.ModelProvider.Protocol == "" {
+	if c.XBaton != nil && c.XBaton.ModelProvider != nil && c.XBaton.ModelProvider.Protocol != "" {
+		return c.XBaton.ModelProvider.Protocol
+	}
+	if c.Model == ScriptedModel || (c.XBaton != nil && len(c.XBaton.Script) > 0 && string(c.XBaton.Script) != "null") {
 		return ProtocolScripted
 	}
-	return c.XBaton.ModelProvider.Protocol
+	return ""
 }
 
 // HarnessKind returns the harness kind the configuration selects, HarnessBaton by default.

@@ -21,6 +21,8 @@ type Engine struct {
 	clock     func() time.Time
 	newID     func(prefix string) string
 	timeouts  Timeouts
+	// defaultProvider is Options.DefaultModelProvider.
+	defaultProvider string
 	// requireRuntime: dispatch needs a live capable runtime (Options.RequireLiveRuntime).
 	requireRuntime bool
 	// agentCore is the region and account of AgentCore ARNs; sealer seals secrets at rest (nil: no key).
@@ -58,6 +60,11 @@ type Options struct {
 	// Metrics receives the engine's measurements (turns started, required actions, tool results, result
 	// conflicts, dispatch refusals, turn failures; observe.go, docs/operations.md §3); nil records nothing.
 	Metrics Metrics
+	// DefaultModelProvider is the deployment's model provider protocol (BATON_MODEL_PROVIDER, e.g. bedrock_converse)
+	// for a Session whose configuration selects none (agent.Config.ModelProtocol() == ""): ResolveConfig writes it
+	// into the snapshot's x_baton.model_provider. "" means none: such a Session is refused by admission
+	// (docs/model-providers.md "Choosing a model").
+	DefaultModelProvider string
 }
 
 // DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
@@ -66,7 +73,8 @@ var DefaultTimeouts = Timeouts{RunSeconds: 3600, HeartbeatSeconds: 60, AwaitSeco
 // New returns an Engine on the given ports. Store is required; Orchestrator is required for anything that starts,
 // resumes or stops turns; Admission nil admits every configuration.
 func New(o Options) *Engine {
-	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts, requireRuntime: o.RequireLiveRuntime}
+	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts, requireRuntime: o.RequireLiveRuntime,
+		defaultProvider: o.DefaultModelProvider}
 	if e.clock == nil {
 		e.clock = time.Now
 	}

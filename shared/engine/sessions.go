@@ -82,6 +82,7 @@ func (e *Engine) ResolveConfig(ctx context.Context, projectID string, req NewSes
 	}
 	// A Session's snapshot never carries saved-Agent metadata (docs/agents-api.md §2.2).
 	snap.Config.Metadata = nil
+	snap.Config = e.withDefaultProvider(snap.Config)
 	return snap, nil
 }
 
@@ -429,4 +430,24 @@ func (e *Engine) ListItems(ctx context.Context, projectID, sessionID, turnID str
 // starts from the Session's current EventSeq (live only) or, as an extension, from a Last-Event-ID.
 func (e *Engine) EventsAfter(ctx context.Context, sessionID string, after int64, limit int) ([]session.Event, error) {
 	return e.store.EventsAfter(ctx, sessionID, after, limit)
+}
+
+// withDefaultProvider fills in the deployment's default model provider when cfg selects none (Options
+// .DefaultModelProvider); the snapshot then names the provider its turns use.
+func (e *Engine) withDefaultProvider(cfg agent.Config) agent.Config {
+	if e.defaultProvider == "" || cfg.ModelProtocol() != "" {
+		return cfg
+	}
+	x := agent.Extension{}
+	if cfg.XBaton != nil {
+		x = *cfg.XBaton
+	}
+	mp := agent.ModelProvider{}
+	if x.ModelProvider != nil {
+		mp = *x.ModelProvider
+	}
+	mp.Protocol = e.defaultProvider
+	x.ModelProvider = &mp
+	cfg.XBaton = &x
+	return cfg
 }

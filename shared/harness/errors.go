@@ -7,6 +7,11 @@ import "errors"
 // runtime fails the task as Baton.RuntimeIncapable rather than Baton.HarnessError.
 var ErrProtocolUnavailable = errors.New("model provider protocol unavailable")
 
+// ErrNoModelProvider: the Session's configuration selects no model provider (agent.Config.ModelProtocol is "";
+// admission refuses such Sessions, so only a configuration written around admission gets here). It fails the run
+// as a configuration error on every runtime alike.
+var ErrNoModelProvider = errors.New("no model provider selected")
+
 // ModelError is a failure of the model provider: the request was refused, the response failed or was malformed.
 // The runtime fails the activity task with the ASL error name Baton.ModelError and Cause as the cause, so Cause
 // must be safe to show (no credentials, no request bodies); Err keeps the underlying error for logs.

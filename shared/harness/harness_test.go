@@ -469,8 +469,11 @@ func TestProvidersModel(t *testing.T) {
 		xbaton  *agent.Extension
 		wantErr string
 	}{
-		{name: "no x_baton selects scripted"},
-		{name: "empty protocol selects scripted", xbaton: &agent.Extension{ModelProvider: &agent.ModelProvider{}}},
+		{name: "no x_baton selects no provider", wantErr: `harness configuration: the configuration selects no model provider (docs/model-providers.md "Choosing a model")`},
+		{name: "an empty protocol selects no provider", xbaton: &agent.Extension{ModelProvider: &agent.ModelProvider{}},
+			wantErr: `harness configuration: the configuration selects no model provider (docs/model-providers.md "Choosing a model")`},
+		{name: "the scripted protocol selects scripted", xbaton: &agent.Extension{ModelProvider: &agent.ModelProvider{Protocol: "scripted"}}},
+		{name: "a script selects scripted", xbaton: &agent.Extension{Script: json.RawMessage(`{"rules":[{"reply":"x"}]}`)}},
 		{name: "unregistered protocol is a configuration error", xbaton: &agent.Extension{ModelProvider: &agent.ModelProvider{Protocol: "openai_chat", APIKey: "sk-secret"}},
 			wantErr: `harness configuration: model provider protocol "openai_chat" is not available in this runtime`},
 		{name: "invalid script is a configuration error", xbaton: &agent.Extension{Script: json.RawMessage(`{"rules":[{}]}`)},

@@ -150,6 +150,9 @@ type Providers map[string]Provider
 // provider in p; *ConfigError wrapping the provider's error when the provider rejects the configuration.
 func (p Providers) Model(cfg agent.Config) (Model, error) {
 	proto := cfg.ModelProtocol()
+	if proto == "" {
+		return nil, &ConfigError{Cause: "the configuration selects no model provider (docs/model-providers.md \"Choosing a model\")", Err: ErrNoModelProvider}
+	}
 	build, ok := p[proto]
 	if !ok {
 		return nil, &ConfigError{Cause: fmt.Sprintf("model provider protocol %q is not available in this runtime", proto), Err: ErrProtocolUnavailable}

@@ -119,7 +119,7 @@ func (m *memStore) PutRuntime(_ context.Context, r engine.RuntimeInfo) error {
 func (m *memStore) seed(sid string, x *agent.Extension, text string, cancelled bool) {
 	tid := "turn_" + sid
 	m.sessions[sid] = session.Session{ID: sid, Status: session.StatusInProgress, ActiveTurnID: tid, ItemSeq: 1, Version: 1,
-		Snapshot: agent.Snapshot{Config: agent.Config{Model: "m", XBaton: x}}}
+		Snapshot: agent.Snapshot{Config: agent.Config{Model: agent.ScriptedModel, XBaton: x}}}
 	m.turns[sid+"/"+tid] = session.Turn{ID: tid, SessionID: sid, Status: session.TurnQueued, Harness: "baton", CancelRequested: cancelled, Version: 1}
 	m.items[sid] = []session.Item{{Seq: 1, ID: "msg_1", Type: session.ItemMessage, TurnID: tid, Role: "user", Status: session.ItemCompleted,
 		Content: []session.ContentPart{{Type: "input_text", Text: text}}}}

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/engine"
 )
 
@@ -50,6 +52,8 @@ const (
 	EnvSealKey             = "BATON_SEAL_KEY"
 	EnvAgentCoreRegion     = "BATON_AGENTCORE_REGION"
 	EnvAgentCoreAccountID  = "BATON_AGENTCORE_ACCOUNT_ID"
+	// EnvModelProvider is the deployment's default model provider protocol (engine.Options.DefaultModelProvider).
+	EnvModelProvider = "BATON_MODEL_PROVIDER"
 	// EnvRegion is the SDK's region, the default of EnvAgentCoreRegion.
 	EnvRegion = "AWS_REGION"
 )
@@ -68,6 +72,9 @@ const MinAdminKeyBytes = 32
 // Config is Baton's configuration (docs/configuration.md). Timeouts are in seconds. Deployed processes get it from
 // Load; the local launcher fills it in directly with the local stack's names.
 type Config struct {
+	// DefaultModelProvider (API, Stream) is BATON_MODEL_PROVIDER: the model provider protocol of Sessions whose
+	// configuration selects none ("" = none; such Sessions are refused).
+	DefaultModelProvider string
 	// Table is the one DynamoDB table (BATON_TABLE).
 	Table string
 	// StateMachineARN is the turn state machine (BATON_STATE_MACHINE_ARN); "" in processes that start no
@@ -231,6 +238,10 @@ func Load(getenv func(string) string, c Component) (Config, error) {
 		}
 	}
 	if c == API || c == Stream {
+		cfg.DefaultModelProvider = get(EnvModelProvider)
+		if p := cfg.DefaultModelProvider; p != "" && !slices.Contains(agent.ModelProtocols[1:], p) {
+			bad(EnvModelProvider, "must be one of %s, or empty for none, got %q", strings.Join(agent.ModelProtocols[1:], ", "), p)
+		}
 		cfg.AgentCore.Region = get(EnvAgentCoreRegion)
 		if cfg.AgentCore.Region == "" {
 			cfg.AgentCore.Region = get(EnvRegion)

@@ -68,6 +68,7 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
-		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, Metrics: emf.New(os.Stdout, nil)})
+		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider,
+		Metrics: emf.New(os.Stdout, nil)})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }

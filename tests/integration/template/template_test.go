@@ -116,8 +116,11 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 		want     map[string]string
 	}{
 		// BATON_SEAL_KEY is the SealKey parameter (empty by default); the AgentCore ARNs carry the account id.
-		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000"})},
-		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000"})},
+		// BATON_MODEL_PROVIDER where Sessions are created (the DefaultModelProvider parameter, Bedrock by default).
+		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
+			"BATON_MODEL_PROVIDER": "bedrock_converse"})},
+		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
+			"BATON_MODEL_PROVIDER": "bedrock_converse"})},
 		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
 		{"ParkFunction", with(nil)},
 		{"SettleFunction", with(nil)},
