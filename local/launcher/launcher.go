@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
@@ -22,12 +23,14 @@ import (
 	awssfn "github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/baton-run/baton/local/ddblocal"
+	"github.com/baton-run/baton/local/gatewayproxy"
 	"github.com/baton-run/baton/local/lambdahost"
 	localsfn "github.com/baton-run/baton/local/sfn"
 	"github.com/baton-run/baton/local/template"
 	"github.com/baton-run/baton/shared/admission"
 	"github.com/baton-run/baton/shared/agentcore/translate"
 	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/gateway"
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/metrics"
 	orch "github.com/baton-run/baton/shared/orchestration/sfn"
@@ -61,8 +64,20 @@ type Config struct {
 	// RuntimeBin is the baton runtime binary; Runtimes how many to start (0 = none).
 	RuntimeBin string
 	Runtimes   int
+	// WorkspaceRoot is the folder of the Session workspaces of the builtin tools (BATON_WORKSPACE_ROOT of the
+	// runtimes, docs/tools.md "Workspace"); "" = <DataDir>/workspaces, or a temporary folder removed at exit when
+	// there is no DataDir.
+	WorkspaceRoot string
 	// RuntimeEnv is extra environment for the runtimes (KEY=VALUE).
 	RuntimeEnv []string
+
+	// GatewayTarget, when set, is the MCP endpoint (e.g. "http://127.0.0.1:3100/mcp", the npm MCP test server) that
+	// the local AgentCore gateway fronts (docs/tools.md "Gateway"): the launcher serves a SigV4-verifying proxy
+	// (package local/gatewayproxy) on GatewayAddr that accepts the runtimes' local credentials, and gives the
+	// runtimes BATON_GATEWAY_URLS mapping LocalGatewayARN to it. "" = no local gateway.
+	GatewayTarget string
+	// GatewayAddr is the local gateway's listen address; "" means DefaultGatewayAddr.
+	GatewayAddr string
 
 	Timeouts engine.Timeouts
 	// ActivityPollSeconds is how long GetActivityTask holds a poll (AWS: 60).
@@ -93,6 +108,10 @@ const (
 	// The stable local AgentCore access key pair (not secrets: local use only).
 	DefaultAccessKeyID     = "BATONLOCALACCESSKEY1"
 	DefaultSecretAccessKey = "baton-local-secret-access-key"
+	// DefaultGatewayAddr is the local gateway's address; LocalGatewayARN the gateway ARN it answers for (region and
+	// account of the local stack): declare an agentcore_gateway tool with this gatewayArn to reach it.
+	DefaultGatewayAddr = "127.0.0.1:3101"
+	LocalGatewayARN    = "arn:aws:bedrock-agentcore:us-east-1:000000000000:gateway/local-gw-abcdefghij"
 )
 
 // localStreamPoll is how often a local event stream reads the log. DynamoDB Local costs nothing per read, so the
@@ -220,7 +239,27 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		Endpoints: setup.Endpoints{DynamoDB: ddb.Endpoint(), SFN: sfnURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
 	}, localAWS(), translate.Admission{Next: admission.Execution{}})
+	workspaces := cfg.WorkspaceRoot
+	switch {
+	case workspaces != "":
+	case cfg.DataDir != "":
+		workspaces = filepath.Join(cfg.DataDir, "workspaces")
+	default:
+		tmp, err := os.MkdirTemp("", "baton-workspaces-")
+		if err != nil {
+			return err
+		}
+		workspaces = tmp
+		cleanups = append(cleanups, func() { _ = os.RemoveAll(tmp) })
+	}
+	if workspaces, err = filepath.Abs(workspaces); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(workspaces, 0o700); err != nil {
+		return fmt.Errorf("workspace root: %w", err)
+	}
 	childEnv := []string{
+		setup.EnvWorkspaceRoot + "=" + workspaces,
 		"AWS_REGION=" + region,
 		"AWS_ACCESS_KEY_ID=" + localAccessKey,
 		"AWS_SECRET_ACCESS_KEY=" + localAccessKey,
@@ -232,6 +271,22 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		setup.EnvActivityARN + "=" + template.ActivityARN("BatonActivity"),
 		setup.EnvHarnessKind + "=baton",
 		setup.EnvSealKey + "=" + setup.DefaultSealKey,
+	}
+
+	// The local AgentCore gateway: a SigV4-verifying proxy in front of GatewayTarget, for the runtimes' credentials.
+	if cfg.GatewayTarget != "" {
+		gwURL, stopGateway, err := gatewayproxy.Listen(orDefault(cfg.GatewayAddr, DefaultGatewayAddr), cfg.GatewayTarget,
+			map[string]string{localAccessKey: localAccessKey}, log)
+		if err != nil {
+			return fmt.Errorf("start the local gateway: %w", err)
+		}
+		cleanups = append(cleanups, stopGateway)
+		urls, err := json.Marshal(map[string]string{LocalGatewayARN: gwURL})
+		if err != nil {
+			return err
+		}
+		childEnv = append(childEnv, gateway.EnvGatewayURLs+"="+string(urls))
+		log.Info("local gateway", "gateway_arn", LocalGatewayARN, "url", gwURL, "target", cfg.GatewayTarget)
 	}
 
 	// Lambda invoke endpoint with the task functions in-process.
@@ -329,7 +384,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddb.Endpoint(), Table: cfg.Table,
-		StateMachineARN: stateMachineARN, PID: os.Getpid(), RuntimePIDs: rtPIDs}
+		StateMachineARN: stateMachineARN, WorkspaceRoot: workspaces, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
 		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
 			return err

@@ -34,8 +34,10 @@ type Stack struct {
 	DynamoDBURL     string `json:"dynamodb_url"`
 	Table           string `json:"table"`
 	StateMachineARN string `json:"state_machine_arn"`
-	PID             int    `json:"pid"`
-	RuntimePIDs     []int  `json:"runtime_pids"`
+	// WorkspaceRoot is the folder of the Session workspaces the runtimes share (BATON_WORKSPACE_ROOT).
+	WorkspaceRoot string `json:"workspace_root"`
+	PID           int    `json:"pid"`
+	RuntimePIDs   []int  `json:"runtime_pids"`
 }
 
 // ReadState decodes a state file written by baton-local. It fails when the file is missing, incomplete or has no

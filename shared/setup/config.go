@@ -3,6 +3,7 @@ package setup
 import (
 	"encoding/base64"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -52,10 +53,19 @@ const (
 	EnvSealKey             = "BATON_SEAL_KEY"
 	EnvAgentCoreRegion     = "BATON_AGENTCORE_REGION"
 	EnvAgentCoreAccountID  = "BATON_AGENTCORE_ACCOUNT_ID"
+	// EnvWorkspaceRoot and EnvToolProvider configure the runtime's builtin tools (docs/tools.md).
+	EnvWorkspaceRoot = "BATON_WORKSPACE_ROOT"
+	EnvToolProvider  = "BATON_TOOL_PROVIDER"
 	// EnvModelProvider is the deployment's default model provider protocol (engine.Options.DefaultModelProvider).
 	EnvModelProvider = "BATON_MODEL_PROVIDER"
 	// EnvRegion is the SDK's region, the default of EnvAgentCoreRegion.
 	EnvRegion = "AWS_REGION"
+)
+
+// Values of BATON_TOOL_PROVIDER (docs/tools.md).
+const (
+	ToolProviderLocal = "local"
+	ToolProviderAWS   = "aws"
 )
 
 // DefaultSealKey is the local stack's sealing key (base64 of the 32 bytes "baton-local-seal-key-not-secret!"), which
@@ -72,6 +82,11 @@ const MinAdminKeyBytes = 32
 // Config is Baton's configuration (docs/configuration.md). Timeouts are in seconds. Deployed processes get it from
 // Load; the local launcher fills it in directly with the local stack's names.
 type Config struct {
+	// WorkspaceRoot (runtime) is BATON_WORKSPACE_ROOT, the folder of the Session workspaces ("" = no builtin tools:
+	// the runtime does not advertise them). ToolProvider (runtime) is BATON_TOOL_PROVIDER: ToolProviderLocal (the
+	// default) or ToolProviderAWS, where the AgentCore code interpreter, browser and gateway tools run.
+	WorkspaceRoot string
+	ToolProvider  string
 	// DefaultModelProvider (API, Stream) is BATON_MODEL_PROVIDER: the model provider protocol of Sessions whose
 	// configuration selects none ("" = none; such Sessions are refused).
 	DefaultModelProvider string
@@ -209,6 +224,18 @@ func Load(getenv func(string) string, c Component) (Config, error) {
 			cfg.HarnessKind = DefaultHarnessKind
 		}
 		cfg.RuntimeID = get(EnvRuntimeID)
+		cfg.WorkspaceRoot = get(EnvWorkspaceRoot)
+		if r := cfg.WorkspaceRoot; r != "" && !filepath.IsAbs(r) {
+			bad(EnvWorkspaceRoot, "must be an absolute path, got %q", r)
+		}
+		cfg.ToolProvider = get(EnvToolProvider)
+		switch cfg.ToolProvider {
+		case "":
+			cfg.ToolProvider = ToolProviderLocal
+		case ToolProviderLocal, ToolProviderAWS:
+		default:
+			bad(EnvToolProvider, "must be %s or %s, got %q", ToolProviderLocal, ToolProviderAWS, cfg.ToolProvider)
+		}
 		cfg.RuntimeCapabilities = list(get(EnvRuntimeCapabilities))
 		if v := get(EnvShutdownGrace); v != "" {
 			n, err := strconv.Atoi(v)

@@ -326,6 +326,13 @@ func (j *memJournal) FinishMCPCall(_ context.Context, _ string, output, errValue
 	j.add(fmt.Sprintf("mcp_done failed=%v output=%s error=%s", failed, output, errValue))
 	return nil
 }
+func (j *memJournal) StartToolExecution(_ context.Context, c engine.ToolExecution) (string, error) {
+	return j.add("tool " + c.Name), nil
+}
+func (j *memJournal) FinishToolExecution(_ context.Context, _ string, res engine.ToolExecutionResult) error {
+	j.add(fmt.Sprintf("tool_done failed=%v output=%s", res.Failed, res.Output))
+	return nil
+}
 
 type mapVault map[string]string
 

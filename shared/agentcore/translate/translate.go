@@ -51,7 +51,8 @@ func (e *Error) Error() string { return e.Field + ": " + e.Message }
 //   - tools → declarations in order: inline_function → `{type:"function", name, description, parameters}`;
 //     remote_mcp → `{type:"mcp", server_label:name, transport:{type:"http", server_url}, allowed_tools:null,
 //     required:false, headers}`; agentcore_gateway/browser/code_interpreter → `{type:<same>, name, …arn}` carried
-//     for the harness-run tools (not offered to the model until they execute).
+//     for the harness-run tools (a gateway also with outbound_auth; outboundAuth oauth is an error on
+//     tools[i].config.agentCoreGateway.outboundAuth.oauth, docs/tools.md "Gateway").
 //   - allowedTools (`["*"]`, the default, = nil: every tool), maxIterations, maxTokens (the smaller of the
 //     top-level and the model's), timeoutSeconds → Controls, with BuiltinTools set (AgentCore offers its default
 //     tools unless allowedTools restricts them); the model's temperature and topP → Controls.Temperature and
@@ -221,6 +222,10 @@ func tool(i int, t agentcore.Tool) (json.RawMessage, error) {
 		g := cfg.AgentCoreGateway
 		if g == nil {
 			return nil, &Error{Field: field + ".config.agentCoreGateway", Message: "required for an agentcore_gateway tool"}
+		}
+		if g.OutboundAuth != nil && g.OutboundAuth.OAuth != nil {
+			return nil, &Error{Field: field + ".config.agentCoreGateway.outboundAuth.oauth",
+				Message: "OAuth outbound auth for a gateway is not supported by Baton; use awsIam or none"}
 		}
 		decl := map[string]any{"type": t.Type, "name": t.Name, "gateway_arn": g.GatewayARN}
 		if g.OutboundAuth != nil {

@@ -136,6 +136,11 @@ func TestToAgentRejectsWhatItCannotRun(t *testing.T) {
 		{"litellm without a base", `{"model":{"liteLlmModelConfig":{"modelId":"openai/x"}}}`, "model.liteLlmModelConfig.apiBase"},
 		{"no model", `{}`, "model"},
 		{"additionalParams not an object", `{"model":{"bedrockModelConfig":{"modelId":"baton.scripted","additionalParams":[1]}}}`, "model.additionalParams"},
+		{"a gateway with OAuth outbound auth", `{"model":{"bedrockModelConfig":{"modelId":"m"}},"tools":[
+		  {"type":"agentcore_gateway","name":"ok","config":{"agentCoreGateway":{"gatewayArn":"arn:aws:bedrock-agentcore:us-east-1:123456789012:gateway/a","outboundAuth":{"none":{}}}}},
+		  {"type":"agentcore_gateway","name":"gw","config":{"agentCoreGateway":{"gatewayArn":"arn:aws:bedrock-agentcore:us-east-1:123456789012:gateway/g",
+		   "outboundAuth":{"oauth":{"providerArn":"arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/oauth2credentialprovider/o","scopes":["read"]}}}}}]}`,
+			"tools[1].config.agentCoreGateway.outboundAuth.oauth"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

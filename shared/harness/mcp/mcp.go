@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/baton-run/baton/shared/netguard"
 	"net/http"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/netguard"
 )
 
 // ClientName and ClientVersion identify Baton in the MCP initialize request.
@@ -22,23 +22,117 @@ const (
 )
 
 // Connector connects HTTP MCP servers. The zero value dials through netguard (no link-local addresses such as
-// the instance metadata and ECS credential endpoints).
+// the instance metadata and ECS credential endpoints) and connects no agentcore_gateway (Gateways and Signer nil).
 type Connector struct {
 	// Transport is the base RoundTripper of every session's http.Client; nil means a netguard transport.
 	Transport http.RoundTripper
+	// Gateways finds an agentcore_gateway's MCP URL from its ARN (docs/tools.md "Gateway"): on AWS the control
+	// plane's GetGateway, locally the BATON_GATEWAY_URLS mapping (package gateway). nil: connecting a gateway is
+	// an error.
+	Gateways GatewayResolver
+	// Signer signs the requests of a gateway whose outboundAuth is awsIam (or omitted) with SigV4 (package
+	// gateway). nil: connecting such a gateway is an error.
+	Signer GatewaySigner
+}
+
+// GatewayResolver returns the MCP URL of a gateway (e.g.
+// "https://my-gw-abcdefghij.gateway.bedrock-agentcore.us-west-2.amazonaws.com/mcp") from its ARN
+// ("arn:aws:bedrock-agentcore:us-west-2:123456789012:gateway/my-gw-abcdefghij"). Errors name the ARN.
+type GatewayResolver interface {
+	GatewayURL(ctx context.Context, gatewayARN string) (string, error)
+}
+
+// GatewaySigner wraps base in a RoundTripper that signs every request for the gateway gatewayARN (SigV4, signing
+// name bedrock-agentcore, the ARN's region, the runtime's credentials). Errors: the ARN or the credentials are
+// unusable.
+type GatewaySigner interface {
+	Transport(base http.RoundTripper, gatewayARN string) (http.RoundTripper, error)
+}
+
+// Outbound auth modes of an agentcore_gateway (docs/tools.md "Gateway"): the member of its outboundAuth union.
+const (
+	AuthAWSIAM = "awsIam"
+	AuthNone   = "none"
+	AuthOAuth  = "oauth"
+)
+
+// ErrOAuthUnsupported: a gateway's outboundAuth is oauth, which this connector does not implement (the AgentCore
+// front door rejects it at InvokeHarness; docs/tools.md "Gateway").
+var ErrOAuthUnsupported = errors.New("outboundAuth oauth is not supported by Baton: use awsIam or none")
+
+// GatewayAuth returns the outbound auth mode of a stored outbound_auth member: AuthAWSIAM for empty or null (the
+// default), else the one member of the union `{awsIam:{}}` | `{none:{}}` | `{oauth:{…}}`. Errors: anything
+// else (not an object, no member, several members, an unknown member).
+func GatewayAuth(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return AuthAWSIAM, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || len(m) != 1 {
+		return "", fmt.Errorf("outboundAuth must be an object with exactly one of awsIam, none, oauth")
+	}
+	for k := range m {
+		switch k {
+		case AuthAWSIAM, AuthNone, AuthOAuth:
+			return k, nil
+		}
+		return "", fmt.Errorf("outboundAuth member %q is not one of awsIam, none, oauth", k)
+	}
+	return "", nil // unreachable: len(m) == 1
+}
+
+// gateway returns the MCP URL and the RoundTripper of an agentcore_gateway: base signed for awsIam, base as is for
+// none. Errors: oauth (ErrOAuthUnsupported), a malformed outboundAuth, no resolver or signer, or theirs.
+func (c *Connector) gateway(ctx context.Context, g harness.MCPServer, base http.RoundTripper) (string, http.RoundTripper, error) {
+	auth, err := GatewayAuth(g.Gateway.OutboundAuth)
+	if err != nil {
+		return "", nil, err
+	}
+	if auth == AuthOAuth {
+		return "", nil, ErrOAuthUnsupported
+	}
+	if c.Gateways == nil {
+		return "", nil, errors.New("this runtime has no gateway resolver")
+	}
+	rt := base
+	if auth == AuthAWSIAM {
+		if c.Signer == nil {
+			return "", nil, errors.New("this runtime cannot sign gateway requests (outboundAuth awsIam)")
+		}
+		if rt, err = c.Signer.Transport(base, g.Gateway.ARN); err != nil {
+			return "", nil, err
+		}
+	}
+	u, err := c.Gateways.GatewayURL(ctx, g.Gateway.ARN)
+	if err != nil {
+		return "", nil, err
+	}
+	return u, rt, nil
 }
 
 var _ harness.MCPConnector = (*Connector)(nil)
 
 // Connect initializes a client session with server.URL over streamable HTTP (no standalone SSE stream: the harness
 // only sends requests). server.Headers (except the transport's own: Accept, Content-Type, Content-Length, Host,
-// Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id) and the bearer Authorization are set on every request. Errors: the server is unreachable, answers with an HTTP error, or fails initialization;
-// the error never contains the bearer token.
+// Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-Id) and the bearer Authorization are set on every request.
+// For an agentcore_gateway (server.Gateway set) the URL comes from Gateways and, for outboundAuth awsIam (the
+// default), every request (initialize, notifications, tools/list, tools/call, the session DELETE) is signed by
+// Signer; none sends no credentials; oauth is ErrOAuthUnsupported. Errors: the gateway cannot be resolved or
+// signed for, the server is unreachable, answers with an HTTP error, or fails initialization; the error never
+// contains the bearer token.
 func (c *Connector) Connect(ctx context.Context, server harness.MCPServer) (harness.MCPSession, error) {
 	base := c.Transport
 	if base == nil {
 		// server_url is the caller's choice: never let it reach the deployment's credential endpoints.
 		base = netguard.Transport()
+	}
+	if server.Gateway != nil {
+		u, rt, err := c.gateway(ctx, server, base)
+		if err != nil {
+			return nil, fmt.Errorf("gateway %q (%s): %w", server.Label, server.Gateway.ARN, err)
+		}
+		server.URL, base = u, rt
 	}
 	rt := base
 	if server.BearerToken != "" || len(server.Headers) > 0 {
