@@ -58,6 +58,16 @@ bubblewrap: ## Install bubblewrap (Debian package) when missing (as root; otherw
 			echo "bubblewrap is missing and this is not root: run 'sudo apt-get install -y bubblewrap' (the builtin tool tests fail without it)"; \
 		fi; }
 
+# Chromium for the agentcore_browser tool's tests (docs/tools.md "Browser"): installed with apt when missing and
+# running as root (CI); otherwise a message says what to install (the browser tests then skip, or fail under CI=true).
+.PHONY: chromium
+chromium: ## Install Debian's chromium when it is missing (root only; otherwise prints what to run)
+	@[ -n "$$BATON_CHROMIUM_PATH" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	command -v google-chrome >/dev/null || { if [ "$$(id -u)" = 0 ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; \
+	else echo "chromium is not installed: run 'sudo apt-get install -y chromium' or set BATON_CHROMIUM_PATH"; fi; }
+
 ##@ Build
 
 .PHONY: build
@@ -137,7 +147,7 @@ test: ## Run every check and test (template, ASL, builds, unit, integration, end
 	echo "make test: $$(( $$(date +%s) - start )) s (exit $$rc)"; exit $$rc
 
 .PHONY: test-all
-test-all: tools bubblewrap build-native lint check-template
+test-all: tools bubblewrap chromium build-native lint check-template
 	@# Warm the build cache for the runtime container test (the Dockerfile builds with CGO_ENABLED=0 -trimpath).
 	CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null $(RUNTIME_PKG)
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) BATON_BIN_DIR=$(abspath $(BIN)) \

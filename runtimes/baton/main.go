@@ -14,15 +14,64 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
+
+	"github.com/baton-run/baton/shared/agent"
+	"github.com/baton-run/baton/shared/codeinterpreter"
+	"github.com/baton-run/baton/shared/codeinterpreter/awsci"
 	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/gateway"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/anthropic"
 	"github.com/baton-run/baton/shared/harness/bedrock"
+	"github.com/baton-run/baton/shared/harness/mcp"
 	"github.com/baton-run/baton/shared/harness/openai"
 	"github.com/baton-run/baton/shared/harness/scripted"
+	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/runtime"
 	"github.com/baton-run/baton/shared/setup"
+	"github.com/baton-run/baton/shared/toolhost"
+	"github.com/baton-run/baton/shared/workspace"
 )
+
+// harnessTools builds the runtime's builtin tools (docs/tools.md): the Session workspaces under
+// BATON_WORKSPACE_ROOT (none when unset), the code interpreter of BATON_TOOL_PROVIDER (local: in the workspace's
+// sandbox; aws: the AgentCore Code Interpreter), and the MCP connector with gateway support (BATON_GATEWAY_URLS;
+// with aws also GetGateway), whose capability it returns in extra.
+func harnessTools(ctx context.Context, deps *setup.Deps) (runtime.ToolHost, *mcp.Connector, []string, error) {
+	aws := deps.Config.ToolProvider == setup.ToolProviderAWS
+	urls, err := gateway.LoadURLs(os.Getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	resolver := gateway.StaticResolver{URLs: urls}
+	if aws {
+		if resolver, _, err = gateway.Configure(os.Getenv, deps.AWS); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	connector := &mcp.Connector{Gateways: resolver, Signer: gateway.Signer{Credentials: deps.AWS.Credentials}}
+	extra := []string{profile.CapGateway}
+	if deps.Config.WorkspaceRoot == "" {
+		return nil, connector, extra, nil
+	}
+	limits, err := workspace.LimitsFromEnv(os.Getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := workspace.NewManager(deps.Config.WorkspaceRoot, limits, slog.Default())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var ci toolhost.CodeInterpreterFactory
+	if aws {
+		client := bedrockagentcore.NewFromConfig(deps.AWS)
+		ci = func(_ context.Context, sessionID string, decl agent.HostedTool, _ *workspace.Workspace) (codeinterpreter.Provider, error) {
+			return awsci.New(client, decl.ARN, awsci.Options{SessionName: sessionID}), nil
+		}
+	}
+	return toolhost.New(m, ci), connector, extra, nil
+}
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
@@ -39,6 +88,11 @@ func main() {
 	if id == "" {
 		id = engine.NewID("rt")
 	}
+	tools, connector, extra, err := harnessTools(ctx, deps)
+	if err != nil {
+		slog.Error("setup", "error", err)
+		os.Exit(1)
+	}
 	providers := harness.Providers{}
 	scripted.Register(providers)
 	bedrock.Register(providers, deps.AWS)
@@ -48,6 +102,7 @@ func main() {
 		ID: id, Kind: deps.Config.HarnessKind, ActivityARN: deps.Config.ActivityARN, Version: version, Providers: providers,
 		Capabilities:  deps.Config.RuntimeCapabilities,
 		ShutdownGrace: time.Duration(deps.Config.RuntimeShutdownGraceSeconds) * time.Second,
+		MCP:           connector, Tools: tools, ExtraCapabilities: extra,
 	})
 	if err == nil {
 		err = rt.Run(ctx)

@@ -93,6 +93,9 @@ type Config struct {
 	// Credentials resolves token-vault references in MCP server headers (docs/tools.md "MCP headers"); nil means
 	// none can be resolved (a server whose headers hold a reference fails to connect).
 	Credentials harness.CredentialResolver
+	// ExtraCapabilities are added to the advertisement when Capabilities is nil: what the runtime's wiring enables
+	// beyond the harness and Tools (profile.CapGateway when the MCP connector resolves and signs gateways).
+	ExtraCapabilities []string
 	// Tools supplies the harness-run builtin tools of a Session (docs/tools.md "Builtin tools"); nil means none
 	// (no builtin tool is offered, and turns that need one are never dispatched here).
 	Tools ToolHost
@@ -141,6 +144,7 @@ func New(eng Engine, act Activities, cfg Config) (*Runtime, error) {
 		if cfg.Tools != nil {
 			cfg.Capabilities = append(cfg.Capabilities, cfg.Tools.Capabilities()...)
 		}
+		cfg.Capabilities = append(cfg.Capabilities, cfg.ExtraCapabilities...)
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
