@@ -77,8 +77,18 @@ func WithGatewayRequestID(ctx context.Context, id string) context.Context {
 // digits and -_.:); anything else is dropped, so a caller cannot forge log lines. The response never echoes it:
 // every response carries Baton's own request id (docs/agents-api.md §1.1).
 func clientRequestID(r *http.Request) string {
-	v := r.Header.Get("X-Request-Id")
-	if v == "" || len(v) > maxClientRequestID {
+	return plausibleID(r.Header.Get("X-Request-Id"), maxClientRequestID)
+}
+
+// runtimeSessionHeader carries InvokeHarness's runtimeSessionId (docs/agentcore.md §3).
+const runtimeSessionHeader = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
+
+// maxRuntimeSessionID bounds the runtimeSessionId the access log records.
+const maxRuntimeSessionID = 256
+
+// plausibleID returns v when it is 1–max characters of letters, digits and -_.:, else "".
+func plausibleID(v string, max int) string {
+	if v == "" || len(v) > max {
 		return ""
 	}
 	for _, c := range v {
@@ -147,6 +157,11 @@ func (a *api) logAccess(rec *accessRecorder, r *http.Request, ri *requestInfo) {
 	}
 	if ri.project != "" {
 		attrs = append(attrs, slog.String("project_id", ri.project))
+	}
+	if r.URL.Path == "/harnesses/invoke" {
+		if id := plausibleID(r.Header.Get(runtimeSessionHeader), maxRuntimeSessionID); id != "" {
+			attrs = append(attrs, slog.String("runtime_session_id", id))
+		}
 	}
 	if route != "unmatched" {
 		for _, p := range [][2]string{{"session_id", "session_id"}, {"turn_id", "turn_id"}, {"harness_id", "harnessId"}} {

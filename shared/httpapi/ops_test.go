@@ -1,9 +1,16 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/baton-run/baton/shared/engine"
 )
 
 func TestClientRequestIDKeepsOnlyPlausibleIDs(t *testing.T) {
@@ -29,5 +36,33 @@ func TestClientRequestIDKeepsOnlyPlausibleIDs(t *testing.T) {
 				t.Errorf("clientRequestID(%q) = %q, want %q", tc.header, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAccessLogOfARefusedInvokeNamesItsRuntimeSession: an InvokeHarness refused at the SigV4 gate is logged with
+// route "unmatched", its 401 status and the runtimeSessionId the caller sent; nothing else is read from the
+// request.
+func TestAccessLogOfARefusedInvokeNamesItsRuntimeSession(t *testing.T) {
+	t.Parallel()
+	var access bytes.Buffer
+	h := New(engine.New(engine.Options{Store: newFakeStore()}), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		AccessLog: slog.New(slog.NewJSONHandler(&access, nil))})
+	r := httptest.NewRequest(http.MethodPost, "/harnesses/invoke?harnessArn=x", strings.NewReader("{}"))
+	r.Header.Set(runtimeSessionHeader, "session-0123456789abcdef0123456789abcdef")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var line map[string]any
+	if err := json.Unmarshal(access.Bytes(), &line); err != nil {
+		t.Fatalf("access log %q: %v", access.String(), err)
+	}
+	want := map[string]any{"msg": "request", "method": "POST", "route": "unmatched", "status": float64(w.Code),
+		"runtime_session_id": "session-0123456789abcdef0123456789abcdef", "request_id": w.Header().Get("X-Amzn-RequestId")}
+	for k, v := range want {
+		if line[k] != v {
+			t.Errorf("%s = %v, want %v (line %v)", k, line[k], v, line)
+		}
+	}
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("unsigned InvokeHarness: %d, want 401", w.Code)
 	}
 }
