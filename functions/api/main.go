@@ -29,11 +29,16 @@ func main() {
 }
 
 // stagePath records the path the client signed for SigV4 verification: behind a REST API stage the request path
-// lacks the stage prefix that requestContext.path keeps (docs/agentcore.md §2).
+// lacks the stage prefix that requestContext.path keeps (docs/agentcore.md §2). It also records API Gateway's
+// request id for the access log (docs/operations.md §2).
 func stagePath(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rc, ok := core.GetAPIGatewayContextFromContext(r.Context()); ok && rc.Path != "" {
-			r = r.WithContext(sigv4auth.WithSignedPath(r.Context(), rc.Path))
+		if rc, ok := core.GetAPIGatewayContextFromContext(r.Context()); ok {
+			ctx := httpapi.WithGatewayRequestID(r.Context(), rc.RequestID)
+			if rc.Path != "" {
+				ctx = sigv4auth.WithSignedPath(ctx, rc.Path)
+			}
+			r = r.WithContext(ctx)
 		}
 		h.ServeHTTP(w, r)
 	})

@@ -39,9 +39,14 @@ type Config struct {
 	ModulesDir string
 	// Java is the java executable; "" means "java" from PATH.
 	Java string
-	// Port is the TCP port to listen on; 0 picks a free port. DynamoDB Local listens on all interfaces;
-	// clients use 127.0.0.1.
+	// Port is the TCP port to listen on; 0 picks a free port.
 	Port int
+	// Host is the only address DynamoDB Local listens on; "" means 127.0.0.1, so other hosts cannot reach its
+	// unauthenticated tables (docs/operations.md §4). DynamoDB Local's own -port option would listen on every
+	// interface: Start runs it through LoopbackDynamoDBLocal.java, which binds the server's connector to Host.
+	Host string
+	// CacheDir keeps the compiled launcher class; "" means the user's cache folder (os.UserCacheDir)/baton/ddblocal.
+	CacheDir string
 	// DataDir, when set, keeps the data on disk (-sharedDb -dbPath DataDir; created if missing); "" keeps it
 	// in memory (-inMemory), lost on Stop.
 	DataDir string
@@ -88,23 +93,43 @@ type Server struct {
 // stopped (its process group killed) by Stop, or when ctx ends, whichever comes first; ctx also bounds the
 // start itself.
 //
-// Errors: the jar is missing (ErrJarNotFound); java cannot be started; the process exits before it answers
-// (for example because the port is taken); the start takes longer than StartTimeout. On error nothing is left
-// running.
+// Errors: the jar is missing (ErrJarNotFound); the port is taken by another process (*PortInUseError, checked
+// before Java starts, so a ListTables answered by someone else's server is never mistaken for this one); the
+// launcher class cannot be compiled; java cannot be started; the process exits before it answers; the start takes
+// longer than StartTimeout. On error nothing is left running.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
 	jarDir, err := JarDir(cfg.ModulesDir)
 	if err != nil {
 		return nil, err
+	}
+	host := cfg.Host
+	if host == "" {
+		host = "127.0.0.1"
 	}
 	port := cfg.Port
 	if port == 0 {
 		if port, err = freePort(); err != nil {
 			return nil, err
 		}
+	} else if err := CheckPortFree(host, port); err != nil {
+		return nil, &PortInUseError{Component: "DynamoDB Local", Addr: net.JoinHostPort(host, strconv.Itoa(port)), Err: err}
+	}
+	java := cfg.Java
+	if java == "" {
+		java = "java"
+	}
+	cacheDir := cfg.CacheDir
+	if cacheDir == "" {
+		cacheDir = defaultCacheDir()
+	}
+	classes, err := loopbackClasses(java, jarDir, cacheDir)
+	if err != nil {
+		return nil, err
 	}
 	args := []string{
 		"-Djava.library.path=" + filepath.Join(jarDir, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(jarDir, "DynamoDBLocal.jar"),
+		"-cp", classes + string(os.PathListSeparator) + classPath(jarDir),
+		loopbackMain, host,
 		"-disableTelemetry",
 		"-port", strconv.Itoa(port),
 	}
@@ -119,10 +144,6 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		args = append(args, "-sharedDb", "-dbPath", dir)
 	} else {
 		args = append(args, "-inMemory")
-	}
-	java := cfg.Java
-	if java == "" {
-		java = "java"
 	}
 	cmd := exec.Command(java, args...)
 	cmd.Dir = jarDir
@@ -140,7 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		cmd:      cmd,
 		port:     port,
-		endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
+		endpoint: "http://" + net.JoinHostPort(host, strconv.Itoa(port)),
 		exited:   make(chan struct{}),
 		output:   tail,
 	}
@@ -243,6 +264,30 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 		}),
 		DisableValidateResponseChecksum: true,
 	}, optFns...)
+}
+
+// PortInUseError is the error of a component whose port another process holds: Component ("DynamoDB Local", "the
+// Step Functions endpoint", …) could not listen on Addr (host:port). Error names both.
+type PortInUseError struct {
+	Component string
+	Addr      string
+	Err       error
+}
+
+func (e *PortInUseError) Error() string {
+	return fmt.Sprintf("%s: %s is already in use (another stack?): %v", e.Component, e.Addr, e.Err)
+}
+
+func (e *PortInUseError) Unwrap() error { return e.Err }
+
+// CheckPortFree reports whether host:port can be listened on now, by listening and closing at once. An error means
+// another process holds the port (on host, or on every interface).
+func CheckPortFree(host string, port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return l.Close()
 }
 
 // freePort asks the kernel for a free TCP port on loopback. Another process may take it before Java binds

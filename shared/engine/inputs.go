@@ -50,8 +50,12 @@ func (e *Engine) PostEvents(ctx context.Context, projectID, sessionID string, in
 			continue
 		}
 		if err != nil {
+			if isResultConflict(err) {
+				e.record(ctx, MetricResultConflicts, 1, eff.harness, sessionID, "")
+			}
 			return err
 		}
+		e.record(ctx, MetricToolResultsAccepted, int64(eff.accepted), eff.harness, sessionID, "")
 		e.afterInput(ctx, eff)
 		return nil
 	}
@@ -64,6 +68,10 @@ type effects struct {
 	resume  *session.Turn
 	redrive *session.Turn
 	stop    *session.Turn
+	// accepted is how many tool results the commit stored; harness is the Session's harness kind (metrics only,
+	// also set when the batch is refused).
+	accepted int
+	harness  string
 }
 
 // postEventsOnce is one optimistic attempt: load what the batch refers to, decide (no I/O), commit.
@@ -80,8 +88,9 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 	}
 	c, eff, err := e.decideInputs(b, inputs)
 	if err != nil {
-		return effects{}, err
+		return effects{harness: b.s.Snapshot.Config.HarnessKind()}, err
 	}
+	eff.harness = b.s.Snapshot.Config.HarnessKind()
 	if eff.start != nil {
 		if err := e.checkDispatch(ctx, *eff.start); err != nil {
 			return effects{}, err
@@ -96,6 +105,7 @@ func (e *Engine) postEventsOnce(ctx context.Context, projectID, sessionID string
 	if err := e.commit(ctx, c); err != nil {
 		return effects{}, err
 	}
+	eff.accepted = len(c.Results)
 	return eff, nil
 }
 

@@ -223,6 +223,7 @@ func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 		slog.ErrorContext(ctx, "start turn execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
 		return
 	}
+	e.record(ctx, MetricTurnsStarted, 1, t.Harness, t.SessionID, t.ID)
 	if err := e.store.MarkStarted(ctx, t.SessionID, t.ID, arn); err != nil {
 		slog.ErrorContext(ctx, "mark turn started", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
 	}

@@ -19,6 +19,7 @@ func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, 
 		if err != nil {
 			return err
 		}
+		firstForRound := t.TokenRound != round
 		verdict, err := t.Park(round, token)
 		if err != nil {
 			return err
@@ -39,6 +40,9 @@ func (e *Engine) Park(ctx context.Context, sessionID, turnID string, round int, 
 				continue
 			}
 			return err
+		}
+		if verdict == session.ParkStored && firstForRound {
+			e.record(ctx, MetricRequiredActionsIssued, int64(len(t.PendingCalls)), t.Harness, t.SessionID, t.ID)
 		}
 		if claim == session.ClaimTaken {
 			return e.sendResume(ctx, t)
@@ -124,6 +128,13 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out s
 	c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
 	if err := e.commit(ctx, c); err != nil {
 		return "", err
+	}
+	if t.Status == session.TurnFailed {
+		cause := out.Error
+		if cause == "" {
+			cause = CauseUnknown
+		}
+		e.record(ctx, MetricTurnFailures, 1, t.Harness, t.SessionID, t.ID, DimensionCause, cause)
 	}
 	return string(t.Status), nil
 }

@@ -37,6 +37,9 @@ const openAIVersion = "2020-10-01"
 // Options configures the handler. Zero values take the defaults above; a nil Logger means slog.Default().
 type Options struct {
 	Logger *slog.Logger
+	// AccessLog receives one line per request (docs/operations.md §2); nil means JSON lines on stdout
+	// (slog.NewJSONHandler).
+	AccessLog *slog.Logger
 	// PollInterval is how often a stream reads new events from the Store while events flow.
 	PollInterval time.Duration
 	// MaxIdlePollInterval is the longest a stream waits between reads while its Session is idle (the interval
@@ -61,6 +64,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.AccessLog == nil {
+		o.AccessLog = defaultAccessLog()
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
@@ -87,7 +93,9 @@ type api struct {
 	eng    *engine.Engine
 	opts   Options
 	log    *slog.Logger
+	access *slog.Logger
 	agents *http.ServeMux // /v1/agents…, behind the beta and bearer gates
+	health *http.ServeMux // /healthz and /readyz, no gate
 	admin  *http.ServeMux // /admin/v1…, behind the admin key
 	// agentcore serves /harnesses… and /identities…, behind the SigV4 gate (agentcore.go).
 	agentcore *http.ServeMux
@@ -96,15 +104,19 @@ type api struct {
 	invoke http.Handler
 }
 
-// New returns the Agents API and admin API handler on eng.
+// New returns the Agents API and admin API handler on eng, with the AgentCore front door and the health routes
+// GET /healthz and GET /readyz (no authentication; docs/operations.md §1). Every request gets one access log line
+// (Options.AccessLog, docs/operations.md §2) once its handler returned — for a stream, when the stream ended.
 //
 // Every response carries `X-Request-Id: req_<32 hex>`, `OpenAI-Version` and `X-Content-Type-Options: nosniff`;
 // JSON responses also `Cache-Control: no-store`. Routes under /v1/agents require exactly one
 // `OpenAI-Beta: agents=v1` (checked before authentication) and a bearer key of a project. Unknown /v1 routes are 404
 // `unsupported_operation`; a known route with another method is 405 with `Allow`.
 func New(eng *engine.Engine, opts Options) http.Handler {
-	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux(), agentcore: http.NewServeMux()}
+	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux(), agentcore: http.NewServeMux(),
+		health: http.NewServeMux()}
 	a.log = a.opts.Logger
+	a.access = a.opts.AccessLog
 	a.verifier = &sigv4auth.Verifier{Service: AgentCoreSigningName, Lookup: a.lookupAccessKey}
 	if opts.RuntimeSessions != nil {
 		a.invoke = invoke.New(invoke.Options{Engine: eng, Sessions: opts.RuntimeSessions, Project: project,
@@ -133,6 +145,7 @@ func (a *api) routes() {
 	a.route(a.admin, "/admin/v1/projects/{project_id}/access_keys", methods{"POST": a.provisionAccessKey})
 	a.route(a.admin, "/admin/v1/runtimes", methods{"GET": a.listRuntimes})
 	a.admin.HandleFunc("/", a.unknownRoute)
+	a.healthRoutes()
 }
 
 // methods maps an HTTP method to its handler on one path. GET also serves HEAD unless the noHEAD key is present.
@@ -182,19 +195,29 @@ func (a *api) unknownRoute(w http.ResponseWriter, r *http.Request) {
 // ServeHTTP applies the request gate and dispatches. AgentCore routes (/harnesses…, /identities…) carry
 // `X-Amzn-RequestId` and go through the SigV4 gate; every other route carries the Agents API headers.
 func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	info := &requestInfo{id: newRequestID(), start: time.Now()}
+	info := &requestInfo{id: newRequestID(), start: time.Now(), clientID: clientRequestID(r)}
+	rec := &accessRecorder{ResponseWriter: w}
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, info))
+	// The muxes record the matched pattern and path values on r itself, so the log line can name the route.
+	defer a.logAccess(rec, r, info)
+	a.serve(rec, r)
+}
+
+// serve dispatches one request to its front door (ServeHTTP adds the access log around it).
+func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	if isAgentCorePath(r.URL.Path) {
-		a.serveAgentCore(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, info)))
+		a.serveAgentCore(w, r)
 		return
 	}
 	h := w.Header()
-	h.Set("X-Request-Id", info.id)
+	h.Set("X-Request-Id", info(r).id)
 	h.Set("OpenAI-Version", openAIVersion)
 	h.Set("X-Content-Type-Options", "nosniff")
-	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, info))
 
 	path := r.URL.Path
 	switch {
+	case path == HealthzPath || path == ReadyzPath:
+		a.health.ServeHTTP(w, r)
 	case underPrefix(path, "/v1/agents") || underPrefix(path, "/v1/vaults"):
 		if !a.checkBeta(w, r) {
 			return
@@ -203,7 +226,7 @@ func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		info.project = project
+		info(r).project = project
 		a.agents.ServeHTTP(w, r)
 	case underPrefix(path, "/admin/v1"):
 		if a.opts.AdminKey == "" {
@@ -264,11 +287,13 @@ func bearer(r *http.Request) (string, bool) {
 	return key, key != ""
 }
 
-// requestInfo is what the gate learns about a request: its id, when it started, and the authenticated project.
+// requestInfo is what the gate learns about a request: its id, when it started, the caller's own request id (for
+// the access log only) and the authenticated project.
 type requestInfo struct {
-	id      string
-	start   time.Time
-	project string
+	id       string
+	start    time.Time
+	clientID string
+	project  string
 }
 
 type requestKey struct{}

@@ -11,4 +11,7 @@
 // The AgentCore routes have their own gate (SigV4 through shared/sigv4auth, agentcore.go), their own wire shapes
 // (agentcore_*.go; request validation in shared/agentcore) and their own single error mapping, writeAgentCoreError;
 // the bytes (`X-Amzn-ErrorType` + `{"message",…}`) are written by shared/agentcore/apierror.
+//
+// Operations (ops.go, docs/operations.md §1–§2): GET /healthz and GET /readyz without authentication, and one JSON
+// access log line per request, for both front doors, written when the handler returns (for a stream, when it ends).
 package httpapi

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
 
@@ -74,6 +75,7 @@ func toHTTPRequest(ctx context.Context, req events.APIGatewayProxyRequest) (*htt
 	if h := r.Header.Get("Host"); h != "" {
 		r.Host = h
 	}
+	r = r.WithContext(httpapi.WithGatewayRequestID(r.Context(), req.RequestContext.RequestID))
 	if req.RequestContext.Path != "" {
 		// The path the client signed keeps the REST API stage prefix (SigV4 verification, docs/agentcore.md §2).
 		r = r.WithContext(sigv4auth.WithSignedPath(r.Context(), req.RequestContext.Path))

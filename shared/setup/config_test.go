@@ -77,13 +77,21 @@ func TestLoadReadsEachComponentsSettings(t *testing.T) {
 			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_ACTIVITY_ARN": actARN, "BATON_HARNESS_KIND": "baton",
 				"BATON_RUNTIME_ID": "rt_1", "BATON_RUNTIME_CAPABILITIES": " streaming, ,durable_turns ", "BATON_SHUTDOWN_GRACE_SECONDS": "25"},
 			want: setup.Config{Table: "baton-prod", ActivityARN: actARN, HarnessKind: "baton", RuntimeID: "rt_1",
-				RuntimeCapabilities: []string{"streaming", "durable_turns"}, RuntimeShutdownGraceSeconds: 25},
+				RuntimeCapabilities: []string{"streaming", "durable_turns"}, RuntimeShutdownGraceSeconds: 25, ToolProvider: "local"},
+		},
+		{
+			name: "a runtime reads its workspace root and tool provider",
+			c:    setup.Runtime,
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_ACTIVITY_ARN": actARN, "BATON_WORKSPACE_ROOT": "/var/lib/baton/workspaces",
+				"BATON_TOOL_PROVIDER": "aws"},
+			want: setup.Config{Table: "baton-prod", ActivityARN: actARN, HarnessKind: setup.DefaultHarnessKind,
+				WorkspaceRoot: "/var/lib/baton/workspaces", ToolProvider: "aws"},
 		},
 		{
 			name: "a runtime without a kind hosts the baton harness",
 			c:    setup.Runtime,
 			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_ACTIVITY_ARN": actARN},
-			want: setup.Config{Table: "baton-prod", ActivityARN: actARN, HarnessKind: setup.DefaultHarnessKind},
+			want: setup.Config{Table: "baton-prod", ActivityARN: actARN, HarnessKind: setup.DefaultHarnessKind, ToolProvider: "local"},
 		},
 		{
 			name: "surrounding blanks are trimmed",
@@ -177,6 +185,23 @@ func TestLoadNamesEveryMissingOrMalformedSetting(t *testing.T) {
 				{"BATON_ACTIVITY_ARN", `must be a Step Functions activity ARN (arn:<partition>:states:<region>:<account>:activity:<name>), got "arn:aws:lambda:eu-west-1:123456789012:activity:X"`},
 				{"BATON_SHUTDOWN_GRACE_SECONDS", `must be a non-negative integer of seconds, got "soon"`},
 			},
+		},
+		{
+			name: "a relative workspace root, an unknown tool provider and an unknown default model provider are refused",
+			c:    setup.Runtime,
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_ACTIVITY_ARN": actARN, "BATON_WORKSPACE_ROOT": "data/ws",
+				"BATON_TOOL_PROVIDER": "gcp"},
+			want: []setup.Problem{
+				{"BATON_WORKSPACE_ROOT", `must be an absolute path, got "data/ws"`},
+				{"BATON_TOOL_PROVIDER", `must be local or aws, got "gcp"`},
+			},
+		},
+		{
+			name: "a default model provider must be a real provider",
+			c:    setup.Stream,
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "BATON_MODEL_PROVIDER": "scripted",
+				"AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
+			want: []setup.Problem{{"BATON_MODEL_PROVIDER", `must be one of bedrock_converse, openai_responses, openai_chat, anthropic_messages, or empty for none, got "scripted"`}},
 		},
 		{
 			name: "an activity ARN without an account is refused",

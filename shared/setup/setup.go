@@ -12,6 +12,7 @@ import (
 
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/metrics"
+	"github.com/baton-run/baton/shared/metrics/emf"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
 	"github.com/baton-run/baton/shared/store/dynamo"
 )
@@ -47,7 +48,8 @@ func FromEnvironment(ctx context.Context, c Component, adm engine.Admission) (*D
 // override their endpoints), the store on cfg.Table, the orchestrator on cfg.StateMachineARN and the engine. adm
 // is the Session admission port (admission.Execution{}, docs/internals.md); nil admits every configuration. The
 // engine always requires a live capable runtime before it opens a Turn (engine.Options.RequireLiveRuntime). Every
-// AWS request is counted by metrics.Middleware.
+// AWS request is counted by metrics.Middleware. The engine's measurements are written to stdout as CloudWatch
+// embedded metric format lines (package metrics/emf, docs/operations.md §3).
 func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	awsCfg = awsCfg.Copy()
 	awsCfg.APIOptions = append(awsCfg.APIOptions, metrics.Middleware)
@@ -66,6 +68,7 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	store := dynamo.New(db, cfg.Table)
 	orch := sfn.New(sf, cfg.StateMachineARN)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
-		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider})
+		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider,
+		Metrics: emf.New(os.Stdout, nil)})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }

@@ -374,3 +374,12 @@ func (s *Stack) Stats(t testing.TB) SFNStats {
 func ExecutionName(arn string) string {
 	return arn[strings.LastIndexByte(arn, ':')+1:]
 }
+
+// LogPath returns the file holding the stack launcher's stdout and stderr (its access log, EMF metric lines and
+// text log; docs/operations.md), or "" for an attached stack the test did not start.
+func (s *Stack) LogPath() string {
+	if s.proc == nil {
+		return ""
+	}
+	return s.proc.LogFile
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -25,7 +26,7 @@ func main() {
 	flag.StringVar(&cfg.APIAddr, "api", envOr("BATON_API_ADDR", launcher.DefaultAPIAddr), "Agents API listen address")
 	flag.StringVar(&cfg.LambdaAddr, "lambda", envOr("BATON_LAMBDA_ADDR", launcher.DefaultLambdaAddr), "Lambda invoke endpoint listen address")
 	flag.StringVar(&cfg.SFNAddr, "sfn", envOr("BATON_SFN_ADDR", launcher.DefaultSFNAddr), "Step Functions endpoint listen address")
-	flag.IntVar(&cfg.DynamoDBPort, "dynamodb-port", launcher.DefaultDynamoDBPort, "DynamoDB Local port (0 = free port)")
+	flag.IntVar(&cfg.DynamoDBPort, "dynamodb-port", envOrInt("BATON_DYNAMODB_PORT", launcher.DefaultDynamoDBPort), "DynamoDB Local port, on 127.0.0.1 (0 = free port)")
 	flag.StringVar(&cfg.DynamoDBURL, "dynamodb-url", "", "use this running DynamoDB endpoint instead of starting DynamoDB Local (the table is created there if missing)")
 	flag.StringVar(&cfg.APIKey, "api-key", envOr("BATON_LOCAL_API_KEY", launcher.DefaultAPIKey), "API key provisioned for the local project")
 	flag.StringVar(&cfg.AdminKey, "admin-key", envOr("BATON_ADMIN_KEY", launcher.DefaultAdminKey), "admin API key")
@@ -64,6 +65,20 @@ func main() {
 		logger.Error("baton-local stopped", "err", err)
 		os.Exit(1)
 	}
+}
+
+// envOrInt is envOr for a number; a value that is not one is fatal, naming the variable.
+func envOrInt(name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 65535 {
+		fmt.Fprintf(os.Stderr, "baton-local: %s=%q is not a port number\n", name, v)
+		os.Exit(2)
+	}
+	return n
 }
 
 func envOr(name, def string) string {
