@@ -158,9 +158,9 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 		function string
 		want     []string
 	}{
-		// JSON routes: everything but DescribeExecution (only the reconciler asks whether an execution ended).
+		// JSON routes; DescribeExecution only for GET /readyz (an execution that never exists).
 		{"ApiFunction", []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
-			"dynamodb:Query", "dynamodb:UpdateItem", "states:SendTaskSuccess", "states:StartExecution", "states:StopExecution"}},
+			"dynamodb:Query", "dynamodb:UpdateItem", "states:DescribeExecution", "states:SendTaskSuccess", "states:StartExecution", "states:StopExecution"}},
 		// Session create (starts the turn), the events tail, and InvokeHarness (a follow-up stores results, which
 		// reads calls and results with BatchGetItem, and resumes the parked turn).
 		{"StreamFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query",
