@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -42,14 +43,14 @@ func main() {
 			"reply": `In Paris: {{tool_output "get_weather"}}`},
 	}}}))
 	if err != nil {
-		log.Fatal(err)
+		fail(err)
 	}
 	sess, err := client.Beta.Agents.Sessions.New(ctx, openai.BetaAgentSessionNewParams{
 		AgentID:     openai.String(agent.ID),
 		Environment: openai.EnvironmentParamUnion{OfParamNone: &openai.EnvironmentParamNone{}},
 	})
 	if err != nil {
-		log.Fatal(err)
+		fail(err)
 	}
 	stream := client.Beta.Agents.Sessions.Stream(ctx, sess.ID, openai.AgentSessionStreamParams{
 		Input: "What's the weather in Paris?",
@@ -62,7 +63,17 @@ func main() {
 	defer stream.Close()
 	result, err := stream.FinalResult()
 	if err != nil {
-		log.Fatal(err)
+		fail(err)
 	}
 	fmt.Println(result.OutputText())
+}
+
+// fail prints the API's own error message and exits. The SDK's err.Error() is only "<status> <status text>"; the
+// message, code and param Baton sent are on *openai.Error (docs/agents-api.md §5).
+func fail(err error) {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		log.Fatalf("%d %s (code %s, param %s): %s", apiErr.StatusCode, apiErr.Type, apiErr.Code, apiErr.Param, apiErr.Message)
+	}
+	log.Fatal(err)
 }
