@@ -60,6 +60,15 @@ bubblewrap: ## Install bubblewrap (Debian package) when missing (as root; otherw
 
 # Chromium for the agentcore_browser tool's tests (docs/tools.md "Browser"): installed with apt when missing and
 # running as root (CI); otherwise a message says what to install (the browser tests then skip, or fail under CI=true).
+# DynamoDB Local listens on loopback only through a small launcher class compiled with the JDK's own compiler module
+# (docs/operations.md); a Java runtime without it gets the JDK package when running as root (CI).
+.PHONY: jdk
+jdk: ## Make sure java has its compiler module (installs Debian's openjdk-17-jdk-headless as root when missing)
+	@java -m jdk.compiler/com.sun.tools.javac.Main -version >/dev/null 2>&1 || { if [ "$$(id -u)" = 0 ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y openjdk-17-jdk-headless || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y openjdk-17-jdk-headless; }; \
+	else echo "java has no jdk.compiler module: install a JDK 17 (e.g. 'sudo apt-get install -y openjdk-17-jdk-headless')"; fi; }
+
 .PHONY: chromium
 chromium: ## Install Debian's chromium when it is missing (root only; otherwise prints what to run)
 	@[ -n "$$BATON_CHROMIUM_PATH" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
@@ -125,7 +134,7 @@ check-template: ## Build every function with its build-<LogicalId> target into a
 ##@ Local stack
 
 .PHONY: local
-local: tools build-native ## Run Baton locally with its embedded defaults (API on 127.0.0.1:8080; Ctrl-C stops everything)
+local: tools jdk build-native ## Run Baton locally with its embedded defaults (API on 127.0.0.1:8080; Ctrl-C stops everything)
 	$(BIN)/baton-local -modules $(NODE_MODULES) -runtime-bin $(BIN)/baton-runtime $(LOCAL_FLAGS)
 
 .PHONY: demo
@@ -147,7 +156,7 @@ test: ## Run every check and test (template, ASL, builds, unit, integration, end
 	echo "make test: $$(( $$(date +%s) - start )) s (exit $$rc)"; exit $$rc
 
 .PHONY: test-all
-test-all: tools bubblewrap chromium build-native lint check-template
+test-all: tools jdk bubblewrap chromium build-native lint check-template
 	@# Warm the build cache for the runtime container test (the Dockerfile builds with CGO_ENABLED=0 -trimpath).
 	CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null $(RUNTIME_PKG)
 	BATON_NODE_MODULES=$(abspath $(NODE_MODULES)) BATON_BIN_DIR=$(abspath $(BIN)) \
