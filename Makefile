@@ -134,6 +134,12 @@ check-template: ## Build every function with its build-<LogicalId> target into a
 ##@ Local stack
 
 .PHONY: local
+.PHONY: deploy destroy
+deploy: ## Deploy to AWS: image for this machine's architecture, admin key in Secrets Manager, sam build + deploy (first run asks; then samconfig.toml). SAM_ENV=prod for [prod]
+	go run ./local/cmd/baton-deploy -env $(or $(SAM_ENV),default) deploy
+destroy: ## Delete the deployed stack, its image repository and admin-key secret (SAM_ENV as for deploy)
+	go run ./local/cmd/baton-deploy -env $(or $(SAM_ENV),default) destroy
+
 local: tools jdk build-native ## Run Baton locally with its embedded defaults (API on 127.0.0.1:8080; Ctrl-C stops everything)
 	$(BIN)/baton-local -modules $(NODE_MODULES) -runtime-bin $(BIN)/baton-runtime $(LOCAL_FLAGS)
 
