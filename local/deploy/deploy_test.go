@@ -45,10 +45,10 @@ func (r *recorder) Run(_ context.Context, stdin, name string, args ...string) (s
 
 func newRecorder() *recorder {
 	return &recorder{stdins: map[string]string{}, missing: map[string]bool{}, answers: map[string]string{
-		"aws sts get-caller-identity":                 "123456789012\n",
-		"aws secretsmanager get-secret-value":         "0123456789abcdef0123456789abcdef0123456789abcdef\n",
-		"aws ecr get-login-password":                  "ecr-password\n",
-		"git -C":                                      "v1.2.3\n",
+		"aws sts get-caller-identity":         "123456789012\n",
+		"aws secretsmanager get-secret-value": "0123456789abcdef0123456789abcdef0123456789abcdef\n",
+		"aws ecr get-login-password":          "ecr-password\n",
+		"git -C":                              "v1.2.3\n",
 		"aws cloudformation describe-stacks --stack-name baton-dev --query Stacks[0].Outputs --output": `[{"OutputKey":"ApiUrl","OutputValue":"https://x.execute-api.eu-west-1.amazonaws.com/dev/v1"}]`,
 	}}
 }
