@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,12 +50,19 @@ func devtools(t *testing.T) string {
 		}
 		t.Skip(err)
 	}
+	// The profile folder is removed after Chromium's whole process group is gone (t.TempDir's own cleanup could
+	// race a helper process still writing into it).
+	profile, err := os.MkdirTemp("", "awsbrowser-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-		"--user-data-dir=" + t.TempDir(), "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "about:blank"}
+		"--user-data-dir=" + profile, "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage", "about:blank"}
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox")
 	}
 	cmd := exec.Command(path, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +70,11 @@ func devtools(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		_ = os.RemoveAll(profile)
+	})
 	listening := regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
