@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -515,7 +516,15 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 	wantCall(t, "check", cs[0], "shell", check, dptypes.HarnessToolUseStatusSuccess, "exit_code: 0\nstdout:\nA\nC")
 
 	var order []string
-	for _, it := range sessionItems(t, f.agentsKey(t), session) {
+	api := f.agentsKey(t)
+	r := api.Do(t, http.MethodGet, "/v1/agents/sessions/"+session+"/items?limit=100&order=asc", nil, nil)
+	var items struct {
+		Data []map[string]any `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &items) != nil {
+		t.Fatalf("GET items: %d %s", r.Status, r.Body)
+	}
+	for _, it := range items.Data {
 		typ, _ := it["type"].(string)
 		switch typ {
 		case "command_execution":
