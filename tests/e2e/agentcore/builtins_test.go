@@ -193,6 +193,19 @@ func runtimeIDs(t *testing.T, st *stack.Stack) []string {
 	return ids
 }
 
+// itemsInOrder lists a Session's items oldest first through the Agents API.
+func itemsInOrder(t *testing.T, f *fixture, session string) []map[string]any {
+	t.Helper()
+	r := f.agentsKey(t).Do(t, http.MethodGet, "/v1/agents/sessions/"+session+"/items?limit=100&order=asc", nil, nil)
+	var items struct {
+		Data []map[string]any `json:"data"`
+	}
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &items) != nil {
+		t.Fatalf("GET items: %d %s", r.Status, r.Body)
+	}
+	return items.Data
+}
+
 // mustInvoke invokes and fails the test on an error.
 func mustInvoke(t *testing.T, f *fixture, sid string, msgs ...dptypes.HarnessMessage) []frame {
 	t.Helper()
@@ -261,6 +274,22 @@ func TestBuiltinsWriteRunAndReadThenAnotherRuntimeSeesTheFile(t *testing.T) {
 	}
 	if got := runtimeIDs(t, st); !slices.Equal(got, []string{two.ID}) {
 		t.Fatalf("runtimes after turn 2 %v; want only %s", got, two.ID)
+	}
+	// The Session's history holds each call as a command_execution item with its original name, input and result.
+	var got []string
+	for _, it := range itemsInOrder(t, f, session) {
+		if it["type"] == "command_execution" {
+			args, _ := json.Marshal(it["arguments"])
+			got = append(got, fmt.Sprintf("%v %v %s → %q", it["status"], it["name"], args, it["output"]))
+		}
+	}
+	want := []string{
+		`completed file_operations {"command":"create","file_text":"print('hello from baton')\n","path":"hello.py"} → "Created /workspace/hello.py (1 lines, 26 bytes)."`,
+		`completed shell {"command":"python3 hello.py \u003e out.txt; cat out.txt"} → "exit_code: 0\nstdout:\nhello from baton"`,
+		`completed shell {"command":"cat out.txt"} → "exit_code: 0\nstdout:\nhello from baton"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("command_execution items\n got %q\nwant %q", got, want)
 	}
 	// Each runtime's own log names the activity tasks it ran: one each, both of this Session.
 	for _, rt := range []*stack.RuntimeProcess{one, two} {
@@ -516,15 +545,7 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 	wantCall(t, "check", cs[0], "shell", check, dptypes.HarnessToolUseStatusSuccess, "exit_code: 0\nstdout:\nA\nC")
 
 	var order []string
-	api := f.agentsKey(t)
-	r := api.Do(t, http.MethodGet, "/v1/agents/sessions/"+session+"/items?limit=100&order=asc", nil, nil)
-	var items struct {
-		Data []map[string]any `json:"data"`
-	}
-	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &items) != nil {
-		t.Fatalf("GET items: %d %s", r.Status, r.Body)
-	}
-	for _, it := range items.Data {
+	for _, it := range itemsInOrder(t, f, session) {
 		typ, _ := it["type"].(string)
 		switch typ {
 		case "command_execution":
