@@ -52,8 +52,10 @@ func gatewayTool(auth cptypes.HarnessGatewayOutboundAuth) cptypes.HarnessTool {
 //   - with outboundAuth awsIam the runtime's signed requests pass: the model calls gw__get-sum, the stream shows the
 //     mcp_tool_use block (name get-sum, server gw) and its result, and the answer reads the sum;
 //   - allowedTools ["@gw/echo"] offers that gateway tool alone;
-//   - with outboundAuth none the proxy refuses the unsigned requests, so the gateway cannot be connected and none of
-//     its tools is offered (the model sees no gw__ tool; the turn still ends normally).
+//   - the proxy itself answers an unsigned request, a wrong secret, an unknown key and a signature for another
+//     service with 403 AccessDeniedException, and passes a request signed with the runtimes' local credentials;
+//   - with outboundAuth none the proxy refuses the unsigned requests, so the gateway cannot be connected: it is
+//     logged and none of its tools is offered (the model sees no gw__ tool; the turn still ends normally).
 func TestTheGatewayIsReachedThroughTheSigningProxy(t *testing.T) {
 	t.Parallel()
 	st := stack.Start(t, stack.Options{ExtraArgs: []string{"-gateway-target", stack.Everything(t), "-gateway", "127.0.0.1:0"}})
@@ -175,5 +177,22 @@ func TestTheGatewayIsReachedThroughTheSigningProxy(t *testing.T) {
 		if calls := harnessCalls(frames); len(calls) != 0 || lastStop(frames) != "end_turn" {
 			t.Errorf("calls %+v, last stop %q; want none and end_turn", calls, lastStop(frames))
 		}
+		// The runtime logs the gateway it could not connect, refused by the proxy (403 Forbidden); only this
+		// subtest's gateway fails. The log reaches the file through the launcher, so it is polled for.
+		var line string
+		waitFor(t, func() bool {
+			log, err := os.ReadFile(st.LogPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(log), "\n") {
+				if strings.Contains(l, "MCP server unavailable; its tools are not offered") && strings.Contains(l, "server_label=gw ") && strings.Contains(l, "Forbidden") {
+					line = l
+					return true
+				}
+			}
+			return false
+		})
+		t.Logf("runtime log: %s", line)
 	})
 }
