@@ -298,9 +298,11 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 	}
 	tab, cancelTab := chromedp.NewContext(b.Allocator)
 	// The first Run on the tab's own context starts the browser and opens the tab; it must not run under a
-	// deadline (that would close the tab when it ends), so it is bounded from outside.
+	// deadline (that would close the tab when it ends), so it is bounded from outside. It also sets the tab's
+	// viewport to the documented ViewportWidth×ViewportHeight: a window of that size leaves a smaller viewport
+	// (the window's own frame takes its share), and the screenshot is the viewport.
 	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(tab) }()
+	go func() { started <- chromedp.Do(tab, chromedp.EmulateViewport(ViewportWidth, ViewportHeight)) }()
 	select {
 	case err = <-started:
 	case <-octx.Done():
