@@ -539,8 +539,8 @@ func TestEveryFunctionAnswersUnderTheRuntimeInterfaceEmulatorAsInProcess(t *test
 	for _, s := range got {
 		t.Logf("rie %s: %d %s", s.Event, s.Status, s.Shape)
 	}
-	if len(got) != 17 {
-		t.Errorf("transcript has %d steps, want 17 (every events/ file, get-turn twice)", len(got))
+	if len(got) != 16 {
+		t.Errorf("transcript has %d steps, want 16 (every events/ file, get-turn twice)", len(got))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers under aws-lambda-rie differ from in-process (-in-process +rie):\n%s", diff)
