@@ -47,8 +47,9 @@ type Config struct {
 	Host string
 	// CacheDir keeps the compiled launcher class; "" means the user's cache folder (os.UserCacheDir)/baton/ddblocal.
 	CacheDir string
-	// DataDir, when set, keeps the data on disk (-sharedDb -dbPath DataDir; created if missing); "" keeps it
-	// in memory (-inMemory), lost on Stop.
+	// DataDir, when set, keeps the data on disk (-dbPath DataDir; created if missing); "" keeps it in memory
+	// (-inMemory), lost on Stop. Either way with -sharedDb: one database whatever the clients' credentials and
+	// region, so `sam local`'s containers (which sign with the host's credentials) see the local stack's table.
 	DataDir string
 	// StartTimeout bounds the wait until the port answers ListTables; 0 means DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -143,7 +144,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		args = append(args, "-sharedDb", "-dbPath", dir)
 	} else {
-		args = append(args, "-inMemory")
+		args = append(args, "-sharedDb", "-inMemory")
 	}
 	cmd := exec.Command(java, args...)
 	cmd.Dir = jarDir

@@ -102,10 +102,12 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 	smARN := "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
 	// Every function reads shared/setup's configuration, so every one gets the table and the turn timeouts
 	// (Globals); BATON_ADMIN_KEY only where /admin/v1 is routed (the AdminKey parameter has no default, so it
-	// resolves to "" locally); the state machine where turns are started.
+	// resolves to "" locally); the state machine where turns are started. The SDK endpoint variables are declared
+	// empty for every function, and BATON_AGENTCORE_REGION for api and stream, so that `sam local --env-vars` can set
+	// them (local/sam-env.json).
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{"BATON_TABLE": "baton", "BATON_RUN_TIMEOUT_SECONDS": "3600", "BATON_HEARTBEAT_SECONDS": "60",
-			"BATON_AWAIT_TIMEOUT_SECONDS": "86400"}
+			"BATON_AWAIT_TIMEOUT_SECONDS": "86400", "AWS_ENDPOINT_URL_DYNAMODB": "", "AWS_ENDPOINT_URL_SFN": ""}
 		for k, v := range extra {
 			m[k] = v
 		}
@@ -118,9 +120,9 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 		// BATON_SEAL_KEY is the SealKey parameter (empty by default); the AgentCore ARNs carry the account id.
 		// BATON_MODEL_PROVIDER where Sessions are created (the DefaultModelProvider parameter, Bedrock by default).
 		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
-			"BATON_MODEL_PROVIDER": "bedrock_converse"})},
+			"BATON_AGENTCORE_REGION": "", "BATON_MODEL_PROVIDER": "bedrock_converse"})},
 		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
-			"BATON_MODEL_PROVIDER": "bedrock_converse"})},
+			"BATON_AGENTCORE_REGION": "", "BATON_MODEL_PROVIDER": "bedrock_converse"})},
 		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
 		{"ParkFunction", with(nil)},
 		{"SettleFunction", with(nil)},
