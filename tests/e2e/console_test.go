@@ -83,13 +83,9 @@ func poll(expression string, d time.Duration) chromedp.Action[chromedp.Void] {
 	return into(&ok, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(d), chromedp.WithPollingInterval(50*time.Millisecond)))
 }
 
-func TestConsoleAnswersAPendingCallTypedByAPerson(t *testing.T) {
-	t.Parallel()
-	st := stack.Shared(t)
-	client := stack.OpenAI(st)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
-	defer cancel()
-
+// newRefundAgent creates a scripted agent with the function approve_refund and refundScript.
+func newRefundAgent(t *testing.T, ctx context.Context, client openai.Client) string {
+	t.Helper()
 	agent, err := client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{
 		Model: "scripted",
 		Tools: []openai.PersistedAgentToolParamUnion{openai.PersistedAgentToolParamOfParamFunction(
@@ -105,15 +101,118 @@ func TestConsoleAnswersAPendingCallTypedByAPerson(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create agent: %v", describe(err))
 	}
-	sess := newIdleSession(t, ctx, client, agent.ID)
+	return agent.ID
+}
+
+// parkedRefundSession creates a Session of agentID, asks for a refund and returns once its turn waits for the
+// approve_refund result, with that required action.
+func parkedRefundSession(t *testing.T, ctx context.Context, client openai.Client, agentID string) (*openai.AgentSession, requiredAction) {
+	t.Helper()
+	sess := newIdleSession(t, ctx, client, agentID)
 	rec := record(t, ctx, client, sess.ID)
 	postEvents(t, ctx, client, sess.ID, userMessage("Please refund order A-17"))
 	rec.WaitFor(t, 0, "requires_action", isType("agent.session.requires_action"))
 	parked := getSession(t, ctx, client, sess.ID)
-	if parked.Status != "requires_action" || len(parked.RequiredActions) != 1 {
-		t.Fatalf("parked session = %+v, want one required action", parked)
+	if parked.Status != "requires_action" || len(parked.RequiredActions) != 1 || parked.RequiredActions[0].Name != "approve_refund" {
+		t.Fatalf("parked session = %+v, want one approve_refund required action", parked)
 	}
-	action := parked.RequiredActions[0]
+	return sess, parked.RequiredActions[0]
+}
+
+// consoleLogin opens the console in tab and logs in with key.
+func consoleLogin(t *testing.T, tab context.Context, st *stack.Stack) {
+	t.Helper()
+	if err := inPage(tab, testTimeout,
+		chromedp.Navigate(st.APIURL+"/console"),
+		chromedp.WaitVisible(chromedp.CSS("#key")),
+		chromedp.SendKeys(chromedp.CSS("#key"), st.APIKey),
+		chromedp.Click(chromedp.CSS("#login-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#sessions")),
+	); err != nil {
+		t.Fatalf("log in to the console: %v\n%s", err, pageText(tab))
+	}
+}
+
+// outputJSON is a function_call_output item's output and error as raw JSON (both always present, maybe null).
+type outputJSON struct {
+	Type   string          `json:"type"`
+	CallID string          `json:"call_id"`
+	Output json.RawMessage `json:"output"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// outputItem returns the function_call_output item of callID, read through the SDK.
+func outputItem(t *testing.T, ctx context.Context, client openai.Client, sessionID, callID string) outputJSON {
+	t.Helper()
+	pager := client.Beta.Agents.Sessions.Items.ListAutoPaging(ctx, sessionID, openai.BetaAgentSessionItemListParams{
+		Order: openai.BetaAgentSessionItemListParamsOrderAsc})
+	for pager.Next() {
+		it := decode[outputJSON](t, pager.Current().RawJSON())
+		if it.Type == "function_call_output" && it.CallID == callID {
+			return it
+		}
+	}
+	if err := pager.Err(); err != nil {
+		t.Fatalf("list items: %v", describe(err))
+	}
+	t.Fatalf("session %s has no function_call_output for %s", sessionID, callID)
+	return outputJSON{}
+}
+
+func TestConsoleApprovesOneCallAndRejectsAnother(t *testing.T) {
+	t.Parallel()
+	st := stack.Shared(t)
+	client := stack.OpenAI(st)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+	agentID := newRefundAgent(t, ctx, client)
+	approved, approveCall := parkedRefundSession(t, ctx, client, agentID)
+	rejected, rejectCall := parkedRefundSession(t, ctx, client, agentID)
+
+	b := consoleBrowser(t)
+	consoleLogin(t, b, st)
+	idle := `document.getElementById("session-status").dataset.status === "idle" && document.querySelectorAll("#actions li").length === 0`
+	for _, c := range []struct {
+		sessionID, callID, button string
+	}{{approved.ID, approveCall.CallID, "approve"}, {rejected.ID, rejectCall.CallID, "reject"}} {
+		sessionButton := chromedp.CSS(`#sessions button[data-session-id="` + c.sessionID + `"]`)
+		action := `#actions li[data-call-id="` + c.callID + `"]`
+		if err := inPage(b, testTimeout,
+			chromedp.Click(chromedp.CSS("#refresh")),
+			chromedp.WaitVisible(sessionButton),
+			chromedp.Click(sessionButton),
+			chromedp.WaitVisible(chromedp.CSS(action+" button."+c.button)),
+			chromedp.Click(chromedp.CSS(action+" button."+c.button)),
+			poll(`document.getElementById("session-id").textContent === `+jsString(c.sessionID)+` && `+idle, testTimeout),
+		); err != nil {
+			t.Fatalf("%s %s in the console: %v\n%s", c.button, c.callID, err, pageText(b))
+		}
+	}
+
+	for _, c := range []struct {
+		sessionID, callID, wantOutput, wantError string
+	}{
+		{approved.ID, approveCall.CallID, `"{\"approved\":true}"`, "null"},
+		{rejected.ID, rejectCall.CallID, "null", `"rejected by the operator"`},
+	} {
+		if s := getSession(t, ctx, client, c.sessionID); s.Status != "idle" {
+			t.Errorf("session %s status = %q, want idle", c.sessionID, s.Status)
+		}
+		it := outputItem(t, ctx, client, c.sessionID, c.callID)
+		if string(it.Output) != c.wantOutput || string(it.Error) != c.wantError {
+			t.Errorf("function_call_output of %s: output %s error %s, want %s and %s", c.callID, it.Output, it.Error, c.wantOutput, c.wantError)
+		}
+	}
+}
+
+func TestConsoleAnswersAPendingCallTypedByAPerson(t *testing.T) {
+	t.Parallel()
+	st := stack.Shared(t)
+	client := stack.OpenAI(st)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+
+	sess, action := parkedRefundSession(t, ctx, client, newRefundAgent(t, ctx, client))
 
 	// A wrong key shows the API's own message.
 	wrong := st.WithKey("sk-not-a-key").Do(t, http.MethodGet, "/v1/agents/sessions", nil, nil)
@@ -129,7 +228,7 @@ func TestConsoleAnswersAPendingCallTypedByAPerson(t *testing.T) {
 	b := consoleBrowser(t)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	var loginError, shownName, shownArgs string
-	err = inPage(b, testTimeout,
+	err := inPage(b, testTimeout,
 		chromedp.Navigate(st.APIURL+"/console"),
 		chromedp.WaitVisible(css("#key")),
 		chromedp.SendKeys(css("#key"), "sk-not-a-key"),
