@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/baton-run/baton/shared/agentcore/invoke"
+	"github.com/baton-run/baton/shared/console"
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/sigv4auth"
 )
@@ -96,7 +97,10 @@ type api struct {
 	access *slog.Logger
 	agents *http.ServeMux // /v1/agents…, behind the beta and bearer gates
 	health *http.ServeMux // /healthz and /readyz, no gate
-	admin  *http.ServeMux // /admin/v1…, behind the admin key
+	// console serves the live console's page and assets (/console, /console/…; console.go), no gate: the page
+	// authenticates its own API calls.
+	console *http.ServeMux
+	admin   *http.ServeMux // /admin/v1…, behind the admin key
 	// agentcore serves /harnesses… and /identities…, behind the SigV4 gate (agentcore.go).
 	agentcore *http.ServeMux
 	verifier  *sigv4auth.Verifier
@@ -114,7 +118,7 @@ type api struct {
 // `unsupported_operation`; a known route with another method is 405 with `Allow`.
 func New(eng *engine.Engine, opts Options) http.Handler {
 	a := &api{eng: eng, opts: opts.withDefaults(), agents: http.NewServeMux(), admin: http.NewServeMux(), agentcore: http.NewServeMux(),
-		health: http.NewServeMux()}
+		health: http.NewServeMux(), console: http.NewServeMux()}
 	a.log = a.opts.Logger
 	a.access = a.opts.AccessLog
 	a.verifier = &sigv4auth.Verifier{Service: AgentCoreSigningName, Lookup: a.lookupAccessKey}
@@ -146,6 +150,7 @@ func (a *api) routes() {
 	a.route(a.admin, "/admin/v1/runtimes", methods{"GET": a.listRuntimes})
 	a.admin.HandleFunc("/", a.unknownRoute)
 	a.healthRoutes()
+	a.consoleRoutes()
 }
 
 // methods maps an HTTP method to its handler on one path. GET also serves HEAD unless the noHEAD key is present.
@@ -218,6 +223,8 @@ func (a *api) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == HealthzPath || path == ReadyzPath:
 		a.health.ServeHTTP(w, r)
+	case underPrefix(path, console.Path):
+		a.console.ServeHTTP(w, r)
 	case underPrefix(path, "/v1/agents") || underPrefix(path, "/v1/vaults"):
 		if !a.checkBeta(w, r) {
 			return

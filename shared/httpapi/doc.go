@@ -14,4 +14,7 @@
 //
 // Operations (ops.go, docs/operations.md §1–§2): GET /healthz and GET /readyz without authentication, and one JSON
 // access log line per request, for both front doors, written when the handler returns (for a stream, when it ends).
+//
+// The live console (console.go, docs/console.md §1): GET /console and its assets without authentication; the files
+// and their security headers are package console's, the routing and the 404/405 answers are this package's.
 package httpapi
