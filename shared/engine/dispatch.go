@@ -51,15 +51,22 @@ func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 			missing = m
 		}
 	}
-	msg := fmt.Sprintf("%s: no live %s runtime is registered.", MessageExecutionUnavailable, t.Harness)
-	if missing != nil {
-		msg = fmt.Sprintf("%s: no live %s runtime advertises %s.", MessageExecutionUnavailable, t.Harness, strings.Join(missing, ", "))
-		for _, c := range missing {
-			if h, ok := capabilityHints[c]; ok {
-				msg += " " + h
-			}
+	msg := refusalMessage(t.Harness, missing)
+	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
+}
+
+// refusalMessage is the message of a dispatch refusal for harness kind: no live runtime at all (missing nil), or
+// none that advertises missing (the fewest any live runtime lacks), followed by what the runtime's host needs for
+// each capability that depends on it (capabilityHints).
+func refusalMessage(harness string, missing []string) string {
+	if missing == nil {
+		return fmt.Sprintf("%s: no live %s runtime is registered.", MessageExecutionUnavailable, harness)
+	}
+	msg := fmt.Sprintf("%s: no live %s runtime advertises %s.", MessageExecutionUnavailable, harness, strings.Join(missing, ", "))
+	for _, c := range missing {
+		if h, ok := capabilityHints[c]; ok {
+			msg += " " + h
 		}
 	}
-	e.record(ctx, MetricDispatchRefusals, 1, t.Harness, t.SessionID, "")
-	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
+	return msg
 }
