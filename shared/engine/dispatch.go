@@ -51,8 +51,8 @@ func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 			missing = m
 		}
 	}
-	msg := refusalMessage(t.Harness, missing)
-	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: msg}
+	e.record(ctx, MetricDispatchRefusals, 1, t.Harness, t.SessionID, "")
+	return &Error{Status: 503, Code: CodeExecutionUnavailable, Message: refusalMessage(t.Harness, missing)}
 }
 
 // refusalMessage is the message of a dispatch refusal for harness kind: no live runtime at all (missing nil), or
