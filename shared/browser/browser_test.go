@@ -53,9 +53,8 @@ func site(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// localPool returns a pool on the local provider with cfg, closed when the test ends. Without Chromium the test
-// is skipped, or fails under CI=true.
-func localPool(t *testing.T, cfg Config) *Pool {
+// localProvider returns the local provider, or skips the test without Chromium (fails under CI=true).
+func localProvider(t *testing.T) *Local {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs Chromium (not a unit test)")
@@ -71,6 +70,14 @@ func localPool(t *testing.T, cfg Config) *Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+// localPool returns a pool on the local provider with cfg, closed when the test ends. Without Chromium the test
+// is skipped, or fails under CI=true.
+func localPool(t *testing.T, cfg Config) *Pool {
+	t.Helper()
+	l := localProvider(t)
 	if cfg.OpenTimeout == 0 {
 		cfg.OpenTimeout = 5 * time.Minute // a loaded machine starts Chromium slowly
 	}
@@ -350,8 +357,8 @@ func TestABrowserThatCannotStartIsAnErrorResult(t *testing.T) {
 			t.Errorf("result %+v, want the error result %q", res, want)
 		}
 	}
-	if opened != 2 {
-		t.Errorf("the provider was asked %d times, want once per call (a failed start is retried)", opened)
+	if opened != 2*StartAttempts {
+		t.Errorf("the provider was asked %d times, want %d per call (a failed start is tried again, and again at the next call)", opened, StartAttempts)
 	}
 }
 
@@ -553,3 +560,24 @@ func (r refuse) Run(context.Context, time.Duration, chromedp.Action[chromedp.Voi
 type providerFunc func(context.Context, Key) (Browser, error)
 
 func (f providerFunc) Open(ctx context.Context, k Key) (Browser, error) { return f(ctx, k) }
+
+// TestABrowserThatDiesWhileStartingIsStartedAgain: a start that fails (Chromium crashing at launch) is tried again
+// within the same call, and the call succeeds on the next attempt.
+func TestABrowserThatDiesWhileStartingIsStartedAgain(t *testing.T) {
+	t.Parallel()
+	l := localProvider(t)
+	t.Cleanup(func() { _ = l.Close() })
+	opened := 0
+	p := NewPool(providerFunc(func(ctx context.Context, k Key) (Browser, error) {
+		opened++
+		if opened == 1 {
+			return Browser{}, errors.New("chrome failed to start")
+		}
+		return l.Open(ctx, k)
+	}), Config{OpenTimeout: 5 * time.Minute})
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	res := call(t, Tool(p.Session(Key{SessionID: "s"})), `{"action":"get_text"}`)
+	if res.IsError || !strings.Contains(res.Output, "URL: about:blank") || opened != 2 {
+		t.Errorf("result %+v after %d opens, want the page's text after a second start", res, opened)
+	}
+}

@@ -292,6 +292,22 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 	}
 	octx, cancel := context.WithTimeout(ctx, p.cfg.OpenTimeout)
 	defer cancel()
+	// A browser that dies while it starts (Chromium crashing at launch on a loaded machine) is started again, up
+	// to StartAttempts times within OpenTimeout; the last failure is the one reported.
+	var err error
+	for attempt := 0; attempt < StartAttempts; attempt++ {
+		if err = p.start(octx, e); err == nil || octx.Err() != nil {
+			break
+		}
+	}
+	return err
+}
+
+// StartAttempts is how many times ensure tries to start a Session's browser before reporting ErrNotStarted.
+const StartAttempts = 3
+
+// start opens one browser and its tab for e (see ensure).
+func (p *Pool) start(octx context.Context, e *entry) error {
 	b, err := p.provider.Open(octx, e.key)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotStarted, err)
