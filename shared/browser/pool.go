@@ -292,11 +292,13 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 	}
 	octx, cancel := context.WithTimeout(ctx, p.cfg.OpenTimeout)
 	defer cancel()
-	// A browser that dies while it starts (Chromium crashing at launch on a loaded machine) is started again, up
-	// to StartAttempts times within OpenTimeout; the last failure is the one reported.
+	// A browser the provider opened but that died while it started (Chromium crashing at launch on a loaded
+	// machine) is started again, up to StartAttempts times within OpenTimeout; a provider that refuses to open one
+	// (no Chromium, StartBrowserSession refused) is not asked again in this call. The last failure is reported.
 	var err error
 	for attempt := 0; attempt < StartAttempts; attempt++ {
-		if err = p.start(octx, e); err == nil || octx.Err() != nil {
+		var opened bool
+		if opened, err = p.start(octx, e); err == nil || !opened || octx.Err() != nil {
 			break
 		}
 	}
@@ -306,11 +308,12 @@ func (p *Pool) ensure(ctx context.Context, e *entry) error {
 // StartAttempts is how many times ensure tries to start a Session's browser before reporting ErrNotStarted.
 const StartAttempts = 3
 
-// start opens one browser and its tab for e (see ensure).
-func (p *Pool) start(octx context.Context, e *entry) error {
+// start opens one browser and its tab for e (see ensure); opened reports whether the provider opened a browser
+// (the failure, if any, came after).
+func (p *Pool) start(octx context.Context, e *entry) (opened bool, err error) {
 	b, err := p.provider.Open(octx, e.key)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNotStarted, err)
+		return false, fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	tab, cancelTab := chromedp.NewContext(b.Allocator)
 	// The first Run on the tab's own context starts the browser and opens the tab; it must not run under a
@@ -329,10 +332,10 @@ func (p *Pool) start(octx context.Context, e *entry) error {
 		cctx, cancelClose := context.WithTimeout(context.Background(), closeTimeout)
 		defer cancelClose()
 		_ = b.Close(cctx)
-		return fmt.Errorf("%w: %w", ErrNotStarted, err)
+		return true, fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	e.tab, e.cancelTab, e.browser = tab, cancelTab, b
-	return nil
+	return true, nil
 }
 
 // shut closes e's tab and browser, if open. The caller holds e.sem or has removed e from the pool with no users.
