@@ -78,6 +78,13 @@ func inPage(tab context.Context, d time.Duration, steps ...chromedp.Action[chrom
 }
 
 // poll waits until the JavaScript expression is true, at most d.
+// clickWhenPresent clicks the element matching the CSS selector as soon as the page has it, finding and clicking it
+// in one evaluation: the page re-renders lists as events arrive, so a node found by one CDP call may be replaced
+// before a second one clicks it.
+func clickWhenPresent(selector string) chromedp.Action[chromedp.Void] {
+	return poll(`(() => { const e = document.querySelector(`+jsString(selector)+`); if (!e) return false; e.click(); return true })()`, testTimeout)
+}
+
 func poll(expression string, d time.Duration) chromedp.Action[chromedp.Void] {
 	var ok bool
 	return into(&ok, chromedp.Poll[bool](expression, chromedp.WithPollingTimeout(d), chromedp.WithPollingInterval(50*time.Millisecond)))
@@ -175,14 +182,11 @@ func TestConsoleApprovesOneCallAndRejectsAnother(t *testing.T) {
 	for _, c := range []struct {
 		sessionID, callID, button string
 	}{{approved.ID, approveCall.CallID, "approve"}, {rejected.ID, rejectCall.CallID, "reject"}} {
-		sessionButton := chromedp.CSS(`#sessions button[data-session-id="` + c.sessionID + `"]`)
 		action := `#actions li[data-call-id="` + c.callID + `"]`
 		if err := inPage(b, testTimeout,
 			chromedp.Click(chromedp.CSS("#refresh")),
-			chromedp.WaitVisible(sessionButton),
-			chromedp.Click(sessionButton),
-			chromedp.WaitVisible(chromedp.CSS(action+" button."+c.button)),
-			chromedp.Click(chromedp.CSS(action+" button."+c.button)),
+			clickWhenPresent(`#sessions button[data-session-id="`+c.sessionID+`"]`),
+			clickWhenPresent(action+" button."+c.button),
 			poll(`document.getElementById("session-id").textContent === `+jsString(c.sessionID)+` && `+idle, testTimeout),
 		); err != nil {
 			t.Fatalf("%s %s in the console: %v\n%s", c.button, c.callID, err, pageText(b))
