@@ -167,7 +167,7 @@ func env(apiAddr, home string) []string {
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=bench", "AWS_SECRET_ACCESS_KEY=bench", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_ENDPOINT_URL_SFN=http://127.0.0.1:9",
 		"BATON_TABLE=baton-bench",
-		"BATON_STATE_MACHINE_ARN=arn:aws:states:us-east-1:123456789012:stateMachine:TurnStateMachine",
+		"BATON_STATE_MACHINE_ARNS=baton=arn:aws:states:us-east-1:123456789012:stateMachine:baton-turn-baton",
 		"BATON_ADMIN_KEY=funcbench-admin-key-0123456789abcdef",
 		"BATON_RUN_TIMEOUT_SECONDS=3600", "BATON_HEARTBEAT_SECONDS=60", "BATON_AWAIT_TIMEOUT_SECONDS=86400",
 	}

@@ -34,7 +34,7 @@ func Attach(ctx context.Context, baseStateFile, apiAddr, stateFile string, log *
 	if err != nil {
 		return err
 	}
-	deps := setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
+	deps := setup.New(setup.Config{Table: st.Table, StateMachineARNs: st.StateMachineARNs,
 		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: st.SFNURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID}}, localAWS(), translate.Admission{Next: admission.Execution{}})
 	ln, err := listen("the API", orDefault(apiAddr, "127.0.0.1:0"), "-api / BATON_API_ADDR")

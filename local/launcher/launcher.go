@@ -125,7 +125,9 @@ const localStreamPoll = 25 * time.Millisecond
 
 const (
 	tableLogicalID        = "BatonTable"
-	stateMachineLogicalID = "TurnStateMachine"
+	// harnessKindTag is the tag of each turn state machine in template.yaml that names the harness kind it runs
+	// (one state machine per kind, docs/decisions.md §6).
+	harnessKindTag = "baton:harness-kind"
 	region                = "us-east-1"
 	accountID             = "000000000000"
 	// localAccessKey is the access key id and secret of every local SDK client (the local endpoints ignore them).
@@ -230,6 +232,10 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if err != nil {
 		return err
 	}
+	stateMachineARNs, err := turnStateMachines(tmpl)
+	if err != nil {
+		return err
+	}
 	if err := ddblocal.EnsureTable(ctx, ddblocal.NewClient(ddbURL), createTable, ttl); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -238,13 +244,12 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 
 	// This process gets its configuration as values (setup.Config, localAWS); the runtimes, separate processes,
 	// get the same values in their environment. The launcher never changes its own environment.
-	stateMachineARN := template.StateMachineARN(stateMachineLogicalID)
 	sealKey, err := base64.StdEncoding.DecodeString(setup.DefaultSealKey)
 	if err != nil {
 		return err
 	}
 	deps := setup.New(setup.Config{
-		Table: cfg.Table, StateMachineARN: stateMachineARN, AdminKey: cfg.AdminKey, Timeouts: cfg.Timeouts,
+		Table: cfg.Table, StateMachineARNs: stateMachineARNs, AdminKey: cfg.AdminKey, Timeouts: cfg.Timeouts,
 		Endpoints: setup.Endpoints{DynamoDB: ddbURL, SFN: sfnURL},
 		SealKey:   sealKey, AgentCore: engine.AgentCoreIdentity{Region: region, AccountID: accountID},
 	}, localAWS(), translate.Admission{Next: admission.Execution{}})
@@ -396,7 +401,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	st := Stack{APIURL: apiURL, BaseURL: apiURL + "/v1", APIKey: cfg.APIKey, AccessKeyID: cfg.AccessKeyID, SecretAccessKey: cfg.SecretAccessKey,
 		Region: deps.Config.AgentCore.Region, AdminKey: cfg.AdminKey, ProjectID: cfg.ProjectID,
 		LambdaURL: lambdaURL, SFNURL: sfnURL, DynamoDBURL: ddbURL, Table: cfg.Table,
-		StateMachineARN: stateMachineARN, WorkspaceRoot: workspaces, PID: os.Getpid(), RuntimePIDs: rtPIDs}
+		StateMachineARNs: stateMachineARNs, WorkspaceRoot: workspaces, PID: os.Getpid(), RuntimePIDs: rtPIDs}
 	if cfg.StateFile != "" {
 		if err := stackproc.WriteState(cfg.StateFile, st); err != nil {
 			return err
@@ -445,7 +450,31 @@ func waitRegistered(ctx context.Context, eng *engine.Engine, ids []string, timeo
 	return nil
 }
 
-// deploy creates the template's activities and state machine on the endpoint (idempotent, as CloudFormation
+// turnStateMachines returns the local ARN of each turn state machine of the template by the harness kind its
+// harnessKindTag names. Errors: a state machine without the tag, two for one kind, or none at all.
+func turnStateMachines(tmpl *template.Template) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range tmpl.StateMachines() {
+		sm, err := tmpl.StateMachine(id)
+		if err != nil {
+			return nil, err
+		}
+		kind := sm.Tags[harnessKindTag]
+		switch {
+		case kind == "":
+			return nil, fmt.Errorf("template: state machine %s has no %s tag", id, harnessKindTag)
+		case out[kind] != "":
+			return nil, fmt.Errorf("template: two state machines run harness kind %q", kind)
+		}
+		out[kind] = sm.ARN
+	}
+	if len(out) == 0 {
+		return nil, errors.New("template: no turn state machine")
+	}
+	return out, nil
+}
+
+// deploy creates the template's activities and state machines on the endpoint (idempotent, as CloudFormation
 // would on an update: an existing state machine gets the current definition).
 func deploy(ctx context.Context, client *awssfn.Client, tmpl *template.Template) error {
 	for _, id := range tmpl.Activities() {
@@ -453,22 +482,24 @@ func deploy(ctx context.Context, client *awssfn.Client, tmpl *template.Template)
 			return fmt.Errorf("create activity %s: %w", id, err)
 		}
 	}
-	def, err := tmpl.Render(stateMachineLogicalID)
-	if err != nil {
-		return err
-	}
-	arn := template.StateMachineARN(stateMachineLogicalID)
-	if _, err := client.DescribeStateMachine(ctx, &awssfn.DescribeStateMachineInput{StateMachineArn: aws.String(arn)}); err == nil {
-		_, err = client.UpdateStateMachine(ctx, &awssfn.UpdateStateMachineInput{StateMachineArn: aws.String(arn), Definition: aws.String(def)})
+	for _, id := range tmpl.StateMachines() {
+		def, err := tmpl.Render(id)
 		if err != nil {
-			return fmt.Errorf("update state machine: %w", err)
+			return err
 		}
-		return nil
-	}
-	_, err = client.CreateStateMachine(ctx, &awssfn.CreateStateMachineInput{Name: aws.String(stateMachineLogicalID), Definition: aws.String(def),
-		RoleArn: aws.String("arn:aws:iam::" + accountID + ":role/TurnStateMachineRole")})
-	if err != nil {
-		return fmt.Errorf("create state machine: %w", err)
+		arn := template.StateMachineARN(id)
+		if _, err := client.DescribeStateMachine(ctx, &awssfn.DescribeStateMachineInput{StateMachineArn: aws.String(arn)}); err == nil {
+			_, err = client.UpdateStateMachine(ctx, &awssfn.UpdateStateMachineInput{StateMachineArn: aws.String(arn), Definition: aws.String(def)})
+			if err != nil {
+				return fmt.Errorf("update state machine %s: %w", id, err)
+			}
+			continue
+		}
+		_, err = client.CreateStateMachine(ctx, &awssfn.CreateStateMachineInput{Name: aws.String(id), Definition: aws.String(def),
+			RoleArn: aws.String("arn:aws:iam::" + accountID + ":role/" + id + "Role")})
+		if err != nil {
+			return fmt.Errorf("create state machine %s: %w", id, err)
+		}
 	}
 	return nil
 }

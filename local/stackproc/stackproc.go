@@ -33,12 +33,16 @@ type Stack struct {
 	SFNURL          string `json:"sfn_url"`
 	DynamoDBURL     string `json:"dynamodb_url"`
 	Table           string `json:"table"`
-	StateMachineARN string `json:"state_machine_arn"`
+	// StateMachineARNs are the turn state machines by harness kind (BATON_STATE_MACHINE_ARNS).
+	StateMachineARNs map[string]string `json:"state_machine_arns"`
 	// WorkspaceRoot is the folder of the Session workspaces the runtimes share (BATON_WORKSPACE_ROOT).
 	WorkspaceRoot string `json:"workspace_root"`
 	PID           int    `json:"pid"`
 	RuntimePIDs   []int  `json:"runtime_pids"`
 }
+
+// StateMachineARN returns the ARN of the turn state machine of a harness kind ("" when there is none).
+func (s Stack) StateMachineARN(kind string) string { return s.StateMachineARNs[kind] }
 
 // ReadState decodes a state file written by baton-local. It fails when the file is missing, incomplete or has no
 // API URL.

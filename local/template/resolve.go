@@ -1,6 +1,7 @@
 package template
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/awslabs/goformation/v7/intrinsics"
@@ -113,4 +114,73 @@ func resourceTypeIn(tmpl any, id string) string {
 	res := mapOf(mapOf(mapOf(tmpl)["Resources"])[id])
 	typ, _ := res["Type"].(string)
 	return typ
+}
+
+// subVar matches a ${…} variable of Fn::Sub; ${!Literal} is the escape for a literal ${Literal}.
+var subVar = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+// sub resolves {"Fn::Sub": "…"} and {"Fn::Sub": ["…", {vars}]} with this resolver's Ref and Fn::GetAtt, so a
+// resource reference inside !Sub gets its local name or ARN like a bare !Ref or !GetAtt: ${X} is Ref X,
+// ${X.Attr} is Fn::GetAtt X.Attr, a name in vars takes its value, ${!Literal} stays a literal ${Literal}. A
+// variable that resolves to nothing (an unknown name or attribute) makes the whole value nil, as an unresolvable
+// Ref does.
+func (r *resolver) sub(name string, input any, tmpl any) any {
+	var text string
+	vars := map[string]any{}
+	switch v := input.(type) {
+	case string:
+		text = v
+	case []any:
+		if len(v) != 2 {
+			return nil
+		}
+		text, _ = v[0].(string)
+		for k, val := range mapOf(v[1]) {
+			vars[k] = r.resolveValue(val, tmpl)
+		}
+	default:
+		return nil
+	}
+	failed := false
+	out := subVar.ReplaceAllStringFunc(text, func(m string) string {
+		inner := m[2 : len(m)-1]
+		if lit, ok := strings.CutPrefix(inner, "!"); ok {
+			return "${" + lit + "}"
+		}
+		var val any
+		if v, ok := vars[inner]; ok {
+			val = v
+		} else if id, attr, ok := strings.Cut(inner, "."); ok && !strings.HasPrefix(inner, "AWS::") {
+			val = r.getAtt(name, []any{id, attr}, tmpl)
+		} else {
+			val = r.ref(name, inner, tmpl)
+		}
+		s, ok := val.(string)
+		if !ok {
+			failed = true
+			return ""
+		}
+		return s
+	})
+	if failed {
+		return nil
+	}
+	return out
+}
+
+// resolveValue resolves a Fn::Sub variable's value: a string as is, a {"Ref"} or {"Fn::GetAtt"} object with
+// this resolver; anything else is nil.
+func (r *resolver) resolveValue(v any, tmpl any) any {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		if ref, ok := x["Ref"]; ok {
+			return r.ref("Ref", ref, tmpl)
+		}
+		if att, ok := x["Fn::GetAtt"]; ok {
+			return r.getAtt("Fn::GetAtt", att, tmpl)
+		}
+	}
+	return nil
 }

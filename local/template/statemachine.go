@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"sort"
@@ -22,6 +23,8 @@ type StateMachine struct {
 	// Substitutions are the DefinitionSubstitutions with Ref/GetAtt resolved to local names and ARNs. A value
 	// that goformation could not resolve (a resource reference inside !Sub) is "".
 	Substitutions map[string]string
+	// Tags are the state machine's Tags as declared (nil when none).
+	Tags map[string]string
 }
 
 // placeholder matches a DefinitionSubstitutions placeholder, ${Name}.
@@ -63,6 +66,9 @@ func (t *Template) StateMachine(logicalID string) (StateMachine, error) {
 	}
 	for k, v := range sm.DefinitionSubstitutions {
 		out.Substitutions[k] = v
+	}
+	if len(sm.Tags) > 0 {
+		out.Tags = maps.Clone(sm.Tags)
 	}
 	return out, nil
 }

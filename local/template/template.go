@@ -99,6 +99,7 @@ func Load(path string, opts ...Option) (*Template, error) {
 		IntrinsicHandlerOverrides: map[string]intrinsics.IntrinsicHandler{
 			"Ref":        r.ref,
 			"Fn::GetAtt": r.getAtt,
+			"Fn::Sub":    r.sub,
 		},
 		ParameterOverrides: o.parameters,
 		EvaluateConditions: true,

@@ -84,6 +84,7 @@ func TestFunctionsMergeGlobalsAndResolveLocally(t *testing.T) {
 				"FLOW":     "arn:aws:states:us-east-1:000000000000:stateMachine:Flow",
 				// goformation resolves !Sub itself, ignoring the overrides (docs/internals.md §L4).
 				"BROKEN": "",
+				"SUBBED": "arn:aws:lambda:us-east-1:000000000000:function:Worker|us-east-1|${Literal}",
 			},
 			Schedules: []string{"rate(5 minutes)"},
 		},
@@ -91,7 +92,7 @@ func TestFunctionsMergeGlobalsAndResolveLocally(t *testing.T) {
 	if diff := cmp.Diff(want, tpl.Functions(), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("Functions() (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"BROKEN", "FLOW", "GREETING", "QUEUE", "TABLE"}, want[1].EnvNames()); diff != "" {
+	if diff := cmp.Diff([]string{"BROKEN", "FLOW", "GREETING", "QUEUE", "SUBBED", "TABLE"}, want[1].EnvNames()); diff != "" {
 		t.Errorf("EnvNames() (-want +got):\n%s", diff)
 	}
 }
@@ -120,6 +121,7 @@ func TestStateMachineSubstitutionsAreLocalARNs(t *testing.T) {
 			"WorkerArnLong": "arn:aws:lambda:us-east-1:000000000000:function:Worker",
 			"TableName":     "items-local",
 		},
+		Tags: map[string]string{"team:kind": "flow"},
 	}
 	if diff := cmp.Diff(want, sm); diff != "" {
 		t.Errorf("StateMachine(Flow) (-want +got):\n%s", diff)
@@ -136,7 +138,7 @@ func TestRender(t *testing.T) {
 		wantError string
 	}{
 		{name: "substitutes every placeholder", id: "Flow", wantIn: `"FunctionName": "arn:aws:lambda:us-east-1:000000000000:function:Worker"`},
-		{name: "a resource reference in !Sub is an error", id: "Broken", wantError: "QueueArn resolve to \"\""},
+		{name: "an attribute !Sub cannot resolve is an error", id: "Broken", wantError: "QueueArn resolve to \"\""},
 		{name: "a placeholder without substitution is an error", id: "Missing", wantError: "no DefinitionSubstitutions for TableName, WorkerArn, WorkerArnLong"},
 		{name: "an unknown state machine is an error", id: "Nope", wantError: "not found"},
 	}

@@ -376,7 +376,7 @@ func (e *Engine) afterInput(ctx context.Context, eff effects) {
 		if arn == "" {
 			arn = eff.stop.ID // the execution name; the orchestrator derives the ARN
 		}
-		if err := e.orch.StopTurn(ctx, arn, "cancelled by the caller"); err != nil {
+		if err := e.orch.StopTurn(ctx, eff.stop.Harness, arn, "cancelled by the caller"); err != nil {
 			slog.ErrorContext(ctx, "stop cancelled turn", "turn_id", eff.stop.ID, "err", err)
 		}
 	}

@@ -110,20 +110,21 @@ type Idempotency struct {
 	CreatedAt   int64
 }
 
-// Orchestrator runs turns on the state machine (implemented by orchestration/sfn).
+// Orchestrator runs turns on the state machine of their harness kind (implemented by orchestration/sfn;
+// docs/decisions.md §6).
 type Orchestrator interface {
-	// StartTurn starts the execution named after the turn; starting an already-started turn with the same input
-	// succeeds and returns the same execution ARN.
+	// StartTurn starts the execution named after the turn on in.Harness's state machine; starting an
+	// already-started turn with the same input succeeds and returns the same execution ARN.
 	StartTurn(ctx context.Context, in TurnExecution) (string, error)
 	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}); it returns an error
 	// wrapping ErrTaskClosed when the task no longer accepts its token.
 	Resume(ctx context.Context, taskToken string) error
 	// ExecutionEnded reports whether a turn's execution (named by its ARN or, when none was recorded, by the turn
-	// id) is no longer running, or does not exist.
-	ExecutionEnded(ctx context.Context, executionARN string) (bool, error)
-	// StopTurn stops a turn's execution, named by its ARN or, when none was recorded, by the turn id; stopping a
-	// finished one is not an error.
-	StopTurn(ctx context.Context, executionARN, cause string) error
+	// id on the harness kind's state machine) is no longer running, or does not exist.
+	ExecutionEnded(ctx context.Context, harness, execution string) (bool, error)
+	// StopTurn stops a turn's execution, named by its ARN or, when none was recorded, by the turn id on the harness
+	// kind's state machine; stopping a finished one is not an error.
+	StopTurn(ctx context.Context, harness, execution, cause string) error
 }
 
 // TurnExecution is the state machine input for one turn, defined with the rest of the state machine's contract

@@ -287,7 +287,7 @@ func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.
 	if ref == "" {
 		ref = t.ID
 	}
-	ended, err := e.orch.ExecutionEnded(ctx, ref)
+	ended, err := e.orch.ExecutionEnded(ctx, t.Harness, ref)
 	if err != nil {
 		return false, err
 	}

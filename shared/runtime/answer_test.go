@@ -35,7 +35,7 @@ func TestRuntimeRetriesTheAnswerUntilDelivered(t *testing.T) {
 	}{
 		{
 			name: "success is retried through transient errors", errs: []error{throttled, throttled, throttled},
-			want: &answer{Op: "success", Output: `{"status":"completed"}`}, wantAttempts: 4,
+			want: &answer{Op: "success", Output: `{"status":"completed","settled":true}`}, wantAttempts: 4,
 		},
 		{
 			name: "failure is retried through transient errors", script: `{"rules":[{"error":"simulated outage"}]}`, errs: []error{throttled, throttled},

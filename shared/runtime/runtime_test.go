@@ -302,8 +302,8 @@ func TestRuntimeServesActivityTasks(t *testing.T) {
 	}
 
 	want := map[string]answer{
-		"t_text":      {Op: "success", Output: `{"status":"completed"}`},
-		"t_call":      {Op: "success", Output: `{"status":"requires_action","round":1}`},
+		"t_text":      {Op: "success", Output: `{"status":"completed","settled":true}`},
+		"t_call":      {Op: "success", Output: `{"status":"requires_action","round":1,"settled":false}`},
 		"t_codex":     {Op: "failure", Error: "Baton.RuntimeIncapable", Cause: `runtime rt_test hosts harness "baton", not "codex"`},
 		"t_cancel":    {Op: "failure", Error: "Baton.TurnNotRunnable", Cause: "the turn was cancelled or has ended"},
 		"t_modelerr":  {Op: "failure", Error: "Baton.ModelError", Cause: "scripted model: simulated outage"},
@@ -328,6 +328,10 @@ func TestRuntimeServesActivityTasks(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"final_answer:completed:You said: Hello"}, final); diff != "" {
 		t.Errorf("s_text assistant items (-want +got):\n%s", diff)
+	}
+	// The runtime settled the text turn itself before answering settled:true.
+	if textTurn := store.turns["s_text/turn_s_text"]; textTurn.Status != session.TurnCompleted {
+		t.Errorf("s_text turn = status %s, want completed (settled by the runtime)", textTurn.Status)
 	}
 	callTurn := store.turns["s_call/turn_s_call"]
 	if callTurn.Status != session.TurnWaiting || len(callTurn.PendingCalls) != 2 || callTurn.Usage == nil {

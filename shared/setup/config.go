@@ -19,17 +19,17 @@ type Component string
 
 // The components of a deployment (template.yaml) and the runtime container.
 const (
-	// API is the ApiFunction: requires BATON_TABLE, BATON_STATE_MACHINE_ARN and BATON_ADMIN_KEY; reads the turn
+	// API is the ApiFunction: requires BATON_TABLE, BATON_STATE_MACHINE_ARNS and BATON_ADMIN_KEY; reads the turn
 	// timeouts.
 	API Component = "api"
-	// Stream is the StreamFunction: requires BATON_TABLE and BATON_STATE_MACHINE_ARN; BATON_ADMIN_KEY is optional
+	// Stream is the StreamFunction: requires BATON_TABLE and BATON_STATE_MACHINE_ARNS; BATON_ADMIN_KEY is optional
 	// ("" = no admin routes); reads the turn timeouts.
 	Stream Component = "stream"
 	// Park is the ParkFunction: requires BATON_TABLE.
 	Park Component = "park"
 	// Settle is the SettleFunction: requires BATON_TABLE.
 	Settle Component = "settle"
-	// Reconcile is the ReconcileFunction: requires BATON_TABLE and BATON_STATE_MACHINE_ARN; reads the turn
+	// Reconcile is the ReconcileFunction: requires BATON_TABLE and BATON_STATE_MACHINE_ARNS; reads the turn
 	// timeouts (it restarts turns).
 	Reconcile Component = "reconcile"
 	// Runtime is a harness runtime container: requires BATON_TABLE and BATON_ACTIVITY_ARN; reads
@@ -40,7 +40,7 @@ const (
 // Names of the settings (environment variables) Load reads (docs/configuration.md).
 const (
 	EnvTable               = "BATON_TABLE"
-	EnvStateMachineARN     = "BATON_STATE_MACHINE_ARN"
+	EnvStateMachineARNs    = "BATON_STATE_MACHINE_ARNS"
 	EnvActivityARN         = "BATON_ACTIVITY_ARN"
 	EnvHarnessKind         = "BATON_HARNESS_KIND"
 	EnvRuntimeID           = "BATON_RUNTIME_ID"
@@ -92,9 +92,10 @@ type Config struct {
 	DefaultModelProvider string
 	// Table is the one DynamoDB table (BATON_TABLE).
 	Table string
-	// StateMachineARN is the turn state machine (BATON_STATE_MACHINE_ARN); "" in processes that start no
-	// executions (Park, Settle, runtimes).
-	StateMachineARN string
+	// StateMachineARNs are the turn state machines, harness kind → state machine ARN (BATON_STATE_MACHINE_ARNS:
+	// comma-separated kind=arn pairs, one state machine per harness kind, docs/configuration.md); nil in processes
+	// that start no executions (Park, Settle, runtimes).
+	StateMachineARNs map[string]string
 	// ActivityARN (runtime) is the Activity of its harness kind (BATON_ACTIVITY_ARN).
 	ActivityARN string
 	// HarnessKind (runtime) is the kind it hosts (BATON_HARNESS_KIND, default DefaultHarnessKind).
@@ -215,7 +216,11 @@ func Load(getenv func(string) string, c Component) (Config, error) {
 	}
 	startsTurns := c == API || c == Stream || c == Reconcile
 	if startsTurns {
-		cfg.StateMachineARN = arn(EnvStateMachineARN, "stateMachine", true)
+		machines, err := ParseStateMachineARNs(required(EnvStateMachineARNs))
+		if err != nil {
+			bad(EnvStateMachineARNs, "%v", err)
+		}
+		cfg.StateMachineARNs = machines
 	}
 	if c == Runtime {
 		cfg.ActivityARN = arn(EnvActivityARN, "activity", true)
@@ -322,4 +327,42 @@ func list(v string) []string {
 		}
 	}
 	return out
+}
+
+// ParseStateMachineARNs parses BATON_STATE_MACHINE_ARNS: comma-separated kind=arn pairs such as
+// "baton=arn:aws:states:us-east-1:123456789012:stateMachine:BatonTurn,codex=…", harness kind → state machine ARN.
+// "" is nil. Errors: a pair without "=", an empty or repeated kind, a value that is not a Step Functions
+// stateMachine ARN.
+func ParseStateMachineARNs(v string) (map[string]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, pair := range strings.Split(v, ",") {
+		kind, arn, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		switch {
+		case !ok || kind == "":
+			return nil, fmt.Errorf("must be comma-separated kind=arn pairs, got %q", pair)
+		case out[kind] != "":
+			return nil, fmt.Errorf("names harness kind %q twice", kind)
+		case !isStatesARN(arn, "stateMachine"):
+			return nil, fmt.Errorf("harness kind %q: must be a Step Functions stateMachine ARN (arn:<partition>:states:<region>:<account>:stateMachine:<name>), got %q", kind, arn)
+		}
+		out[kind] = arn
+	}
+	return out, nil
+}
+
+// FormatStateMachineARNs is the BATON_STATE_MACHINE_ARNS value of machines (kind=arn pairs in sorted kind order).
+func FormatStateMachineARNs(machines map[string]string) string {
+	kinds := make([]string, 0, len(machines))
+	for k := range machines {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	pairs := make([]string, len(kinds))
+	for i, k := range kinds {
+		pairs[i] = k + "=" + machines[k]
+	}
+	return strings.Join(pairs, ",")
 }

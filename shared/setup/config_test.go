@@ -12,10 +12,15 @@ import (
 )
 
 const (
-	smARN    = "arn:aws:states:eu-west-1:123456789012:stateMachine:TurnStateMachine"
+	smARN    = "arn:aws:states:eu-west-1:123456789012:stateMachine:baton-turn-baton"
+	codexARN = "arn:aws:states:eu-west-1:123456789012:stateMachine:baton-turn-codex"
+	smARNs   = "baton=" + smARN + ", codex=" + codexARN
 	actARN   = "arn:aws:states:eu-west-1:123456789012:activity:BatonActivity"
 	adminKey = "0123456789abcdef0123456789abcdef"
 )
+
+// machines is what smARNs parses to.
+var machines = map[string]string{"baton": smARN, "codex": codexARN}
 
 // env is a getenv over a fixed map (unset = "").
 func env(m map[string]string) func(string) string {
@@ -33,16 +38,16 @@ func TestLoadReadsEachComponentsSettings(t *testing.T) {
 		{
 			name: "the API gets its table, state machine, admin key and the default timeouts",
 			c:    setup.API,
-			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": adminKey, "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
-			want: setup.Config{Table: "baton-prod", StateMachineARN: smARN, AdminKey: adminKey, Timeouts: engine.DefaultTimeouts, AgentCore: engine.AgentCoreIdentity{Region: "eu-west-1", AccountID: "123456789012"}},
+			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs, "BATON_ADMIN_KEY": adminKey, "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
+			want: setup.Config{Table: "baton-prod", StateMachineARNs: machines, AdminKey: adminKey, Timeouts: engine.DefaultTimeouts, AgentCore: engine.AgentCoreIdentity{Region: "eu-west-1", AccountID: "123456789012"}},
 		},
 		{
 			name: "the API reads explicit timeouts",
 			c:    setup.API,
-			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": adminKey,
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs, "BATON_ADMIN_KEY": adminKey,
 				"BATON_RUN_TIMEOUT_SECONDS": "600", "BATON_HEARTBEAT_SECONDS": "30", "BATON_AWAIT_TIMEOUT_SECONDS": "7200", "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012",
 				"BATON_AGENTCORE_REGION": "eu-central-1", "BATON_SEAL_KEY": setup.DefaultSealKey},
-			want: setup.Config{Table: "baton-prod", StateMachineARN: smARN, AdminKey: adminKey,
+			want: setup.Config{Table: "baton-prod", StateMachineARNs: machines, AdminKey: adminKey,
 				Timeouts:  engine.Timeouts{RunSeconds: 600, HeartbeatSeconds: 30, AwaitSeconds: 7200},
 				AgentCore: engine.AgentCoreIdentity{Region: "eu-central-1", AccountID: "123456789012"},
 				SealKey:   []byte("baton-local-seal-key-not-secret!")},
@@ -50,8 +55,8 @@ func TestLoadReadsEachComponentsSettings(t *testing.T) {
 		{
 			name: "the stream function runs without an admin key",
 			c:    setup.Stream,
-			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
-			want: setup.Config{Table: "baton-prod", StateMachineARN: smARN, Timeouts: engine.DefaultTimeouts, AgentCore: engine.AgentCoreIdentity{Region: "eu-west-1", AccountID: "123456789012"}},
+			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs, "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
+			want: setup.Config{Table: "baton-prod", StateMachineARNs: machines, Timeouts: engine.DefaultTimeouts, AgentCore: engine.AgentCoreIdentity{Region: "eu-west-1", AccountID: "123456789012"}},
 		},
 		{
 			name: "park needs only the table and ignores settings it does not use",
@@ -68,8 +73,8 @@ func TestLoadReadsEachComponentsSettings(t *testing.T) {
 		{
 			name: "reconcile gets the state machine and the timeouts",
 			c:    setup.Reconcile,
-			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN},
-			want: setup.Config{Table: "baton-prod", StateMachineARN: smARN, Timeouts: engine.DefaultTimeouts},
+			env:  map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs},
+			want: setup.Config{Table: "baton-prod", StateMachineARNs: machines, Timeouts: engine.DefaultTimeouts},
 		},
 		{
 			name: "a runtime gets its activity, kind, id, capabilities and shutdown grace",
@@ -126,7 +131,7 @@ func TestLoadNamesEveryMissingOrMalformedSetting(t *testing.T) {
 			name: "an empty environment names every setting the API requires, with no local fallback",
 			c:    setup.API,
 			env:  nil,
-			want: []setup.Problem{{"BATON_TABLE", "is required"}, {"BATON_STATE_MACHINE_ARN", "is required"}, {"BATON_ADMIN_KEY", "is required"},
+			want: []setup.Problem{{"BATON_TABLE", "is required"}, {"BATON_STATE_MACHINE_ARNS", "is required"}, {"BATON_ADMIN_KEY", "is required"},
 				{"BATON_AGENTCORE_REGION", "is required (or AWS_REGION)"}, {"BATON_AGENTCORE_ACCOUNT_ID", `must be the 12-digit AWS account id, got ""`}},
 		},
 		{
@@ -143,17 +148,17 @@ func TestLoadNamesEveryMissingOrMalformedSetting(t *testing.T) {
 			name: "reconcile without a state machine is refused",
 			c:    setup.Reconcile,
 			env:  map[string]string{"BATON_TABLE": "baton-prod"},
-			want: []setup.Problem{{"BATON_STATE_MACHINE_ARN", "is required"}},
+			want: []setup.Problem{{"BATON_STATE_MACHINE_ARNS", "is required"}},
 		},
 		{
 			name: "every malformed value is named at once",
 			c:    setup.API,
-			env: map[string]string{"BATON_TABLE": "a/b", "BATON_STATE_MACHINE_ARN": actARN, "BATON_ADMIN_KEY": "baton-local-admin",
+			env: map[string]string{"BATON_TABLE": "a/b", "BATON_STATE_MACHINE_ARNS": "baton=" + actARN, "BATON_ADMIN_KEY": "baton-local-admin",
 				"BATON_RUN_TIMEOUT_SECONDS": "1h", "BATON_HEARTBEAT_SECONDS": "0", "BATON_AWAIT_TIMEOUT_SECONDS": "-5",
 				"BATON_SEAL_KEY": "c2hvcnQ=", "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "12345"},
 			want: []setup.Problem{
 				{"BATON_TABLE", `must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -), got "a/b"`},
-				{"BATON_STATE_MACHINE_ARN", `must be a Step Functions stateMachine ARN (arn:<partition>:states:<region>:<account>:stateMachine:<name>), got "` + actARN + `"`},
+				{"BATON_STATE_MACHINE_ARNS", `harness kind "baton": must be a Step Functions stateMachine ARN (arn:<partition>:states:<region>:<account>:stateMachine:<name>), got "` + actARN + `"`},
 				{"BATON_ADMIN_KEY", "must be at least 32 bytes"},
 				{"BATON_SEAL_KEY", "must be the standard base64 of 32 bytes"},
 				{"BATON_AGENTCORE_ACCOUNT_ID", `must be the 12-digit AWS account id, got "12345"`},
@@ -165,14 +170,14 @@ func TestLoadNamesEveryMissingOrMalformedSetting(t *testing.T) {
 		{
 			name: "a heartbeat timeout not below the run timeout is refused",
 			c:    setup.Stream,
-			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN,
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs,
 				"BATON_RUN_TIMEOUT_SECONDS": "60", "BATON_HEARTBEAT_SECONDS": "60", "AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
 			want: []setup.Problem{{"BATON_HEARTBEAT_SECONDS", "must be below BATON_RUN_TIMEOUT_SECONDS (60), got 60"}},
 		},
 		{
 			name: "an admin key given to the stream function must still be long enough",
 			c:    setup.Stream,
-			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "short",
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs, "BATON_ADMIN_KEY": "short",
 				"AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
 			want: []setup.Problem{{"BATON_ADMIN_KEY", "must be at least 32 bytes"}},
 		},
@@ -199,7 +204,7 @@ func TestLoadNamesEveryMissingOrMalformedSetting(t *testing.T) {
 		{
 			name: "a default model provider must be a real provider",
 			c:    setup.Stream,
-			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARN": smARN, "BATON_MODEL_PROVIDER": "scripted",
+			env: map[string]string{"BATON_TABLE": "baton-prod", "BATON_STATE_MACHINE_ARNS": smARNs, "BATON_MODEL_PROVIDER": "scripted",
 				"AWS_REGION": "eu-west-1", "BATON_AGENTCORE_ACCOUNT_ID": "123456789012"},
 			want: []setup.Problem{{"BATON_MODEL_PROVIDER", `must be one of bedrock_converse, openai_responses, openai_chat, anthropic_messages, or empty for none, got "scripted"`}},
 		},
@@ -240,5 +245,24 @@ func TestLoadRefusesAnUnknownComponent(t *testing.T) {
 	_, err := setup.Load(env(map[string]string{"BATON_TABLE": "baton-prod"}), "batch")
 	if err == nil || !strings.Contains(err.Error(), `unknown component "batch"`) {
 		t.Errorf("Load(batch) error = %v, want unknown component", err)
+	}
+}
+
+func TestStateMachineARNsParseAndFormat(t *testing.T) {
+	t.Parallel()
+	got, err := setup.ParseStateMachineARNs(smARNs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(machines, got); diff != "" {
+		t.Errorf("ParseStateMachineARNs (-want +got):\n%s", diff)
+	}
+	if back := setup.FormatStateMachineARNs(got); back != "baton="+smARN+",codex="+codexARN {
+		t.Errorf("FormatStateMachineARNs = %q", back)
+	}
+	for _, bad := range []string{"baton", "=" + smARN, "baton=" + smARN + ",baton=" + smARN, "baton=" + actARN} {
+		if _, err := setup.ParseStateMachineARNs(bad); err == nil {
+			t.Errorf("ParseStateMachineARNs(%q) accepted it", bad)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func FromEnvironment(ctx context.Context, c Component, adm engine.Admission) (*D
 }
 
 // New builds Deps from explicit configuration: DynamoDB and Step Functions clients from awsCfg (cfg.Endpoints
-// override their endpoints), the store on cfg.Table, the orchestrator on cfg.StateMachineARN and the engine. adm
+// override their endpoints), the store on cfg.Table, the orchestrator on cfg.StateMachineARNs and the engine. adm
 // is the Session admission port (admission.Execution{}, docs/internals.md); nil admits every configuration. The
 // engine always requires a live capable runtime before it opens a Turn (engine.Options.RequireLiveRuntime). Every
 // AWS request is counted by metrics.Middleware. The engine's measurements are written to stdout as CloudWatch
@@ -66,7 +66,7 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 		}
 	})
 	store := dynamo.New(db, cfg.Table)
-	orch := sfn.New(sf, cfg.StateMachineARN)
+	orch := sfn.New(sf, cfg.StateMachineARNs)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
 		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider,
 		Metrics: emf.New(os.Stdout, nil)})

@@ -1,6 +1,6 @@
 // Package statemachine is the one home of the turn state machine's contract (statemachines/turn.asl.json,
 // docs/internals.md "The turn state machine"): the execution input, the payloads of its Activities and task
-// functions (Run<Kind>, AwaitResults → Park, Settle) and of the scheduled Reconcile function, the statuses the
+// functions (Run, AwaitResults → Park, Settle) and of the scheduled Reconcile function, the statuses the
 // state machine's Choice states test, and every ASL error name Baton reports or the definition names.
 //
 // It imports only the standard library, so the engine (a domain package), the orchestration adapter, the task

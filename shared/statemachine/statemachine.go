@@ -1,7 +1,7 @@
 package statemachine
 
 // ASL error names. A runtime fails an activity task with the first five (SendTaskFailure); the state machine's
-// Run<Kind> states retry ErrorRuntimeIncapable and catch every other error into Settle, which fails the turn.
+// Run state retries ErrorRuntimeIncapable and catches every other error into Settle, which fails the turn.
 const (
 	// ErrorModel: the model provider failed (harness.ModelError); the cause is the provider's safe message.
 	ErrorModel = "Baton.ModelError"
@@ -9,8 +9,8 @@ const (
 	// task input, shutdown, or an internal error (cause "internal harness error"; details only in the log).
 	ErrorHarness = "Baton.HarnessError"
 	// ErrorRuntimeIncapable: this runtime cannot serve the task (another harness kind, a model provider protocol it
-	// does not host, or a required capability it does not advertise); the Run<Kind> states retry it so another
-	// runtime takes the task.
+	// does not host, or a required capability it does not advertise); the Run state retries it so another runtime
+	// takes the task.
 	ErrorRuntimeIncapable = "Baton.RuntimeIncapable"
 	// ErrorTurnNotRunnable: the turn was cancelled or has ended (engine.ErrTurnNotRunnable).
 	ErrorTurnNotRunnable = "Baton.TurnNotRunnable"
@@ -23,8 +23,6 @@ const (
 	ErrorExecutionEnded = "Baton.ExecutionEnded"
 	// ErrorCancelled: the error StopExecution records when a turn is cancelled.
 	ErrorCancelled = "Baton.Cancelled"
-	// ErrorUnknownHarness: the outcome of the UnknownHarness state (a harness kind without a Run state).
-	ErrorUnknownHarness = "Baton.UnknownHarness"
 	// ErrorTurnFailed: the error of the TurnFailed Fail state, the end of an execution whose turn settled as failed
 	// or cancelled.
 	ErrorTurnFailed = "Baton.TurnFailed"
@@ -32,19 +30,20 @@ const (
 
 // ErrorNames lists every ASL error name above.
 var ErrorNames = []string{ErrorModel, ErrorHarness, ErrorRuntimeIncapable, ErrorTurnNotRunnable,
-	ErrorStructuredOutputInvalid, ErrorExecutionEnded, ErrorCancelled, ErrorUnknownHarness, ErrorTurnFailed}
+	ErrorStructuredOutputInvalid, ErrorExecutionEnded, ErrorCancelled, ErrorTurnFailed}
 
 // MaxCauseBytes is the Step Functions limit on a task failure's cause (SendTaskFailure).
 const MaxCauseBytes = 32768
 
-// Statuses of an activity's output (the AfterRun Choice tests "requires_action") and of Settle's output (the
-// Settled Choice tests "completed").
+// Statuses of an activity's output (the AfterRun Choice tests "requires_action", and "completed" with settled
+// true) and of Settle's output (the Settled Choice tests "completed").
 const (
 	StatusCompleted      = "completed"
 	StatusRequiresAction = "requires_action"
 )
 
-// ExecutionInput is the input of one turn's execution (StartExecution; the execution name is the turn id):
+// ExecutionInput is the input of one turn's execution (StartExecution on the state machine of the turn's harness
+// kind; the execution name is the turn id):
 // {"session_id","turn_id","harness","timeouts":{"run_seconds","heartbeat_seconds","await_seconds"}}.
 type ExecutionInput struct {
 	SessionID string   `json:"session_id"`
@@ -62,7 +61,7 @@ type Timeouts struct {
 	AwaitSeconds     int `json:"await_seconds"`
 }
 
-// ActivityInput is what a runtime gets from GetActivityTask (the Run<Kind> states' Parameters):
+// ActivityInput is what a runtime gets from GetActivityTask (the Run state's Parameters):
 // {"session_id","turn_id","harness","heartbeat_seconds"}. HeartbeatSeconds is the execution's
 // timeouts.heartbeat_seconds (0 when absent); the runtime heartbeats at least every third of it.
 type ActivityInput struct {
@@ -72,11 +71,16 @@ type ActivityInput struct {
 	HeartbeatSeconds int    `json:"heartbeat_seconds,omitempty"`
 }
 
-// ActivityOutput is what a runtime answers with SendTaskSuccess: {"status":"completed"} or
-// {"status":"requires_action","round":n}, where round is the turn's round the calls were requested in (1-based).
+// ActivityOutput is what a runtime answers with SendTaskSuccess, always with "settled" (the AfterRun Choice reads
+// it): {"status":"requires_action","round":n,"settled":false}, where round is the turn's round the calls were
+// requested in (1-based), or {"status":"completed","settled":b}. Settled true means the runtime committed the
+// turn as completed itself (engine.Settle), so the execution ends at Done with no Settle task; false means the
+// harness completed but the runtime did not commit it (the turn was cancelled meanwhile, or the write failed),
+// and the Settle task settles it (docs/internals.md "The turn state machine").
 type ActivityOutput struct {
-	Status string `json:"status"`
-	Round  int    `json:"round,omitempty"`
+	Status  string `json:"status"`
+	Round   int    `json:"round,omitempty"`
+	Settled bool   `json:"settled"`
 }
 
 // ParkInput is the AwaitResults payload the Park function receives: {"task_token","session_id","turn_id","round"}.
@@ -104,13 +108,15 @@ type SettleInput struct {
 	Run       RunOutcome `json:"run"`
 }
 
-// RunOutcome is what reaches Settle as $.run: the activity output ({"status":"completed"}), or the error object of
-// a Catch, the UnknownHarness state or the reconciler ({"Error","Cause"}). Zero (null) is not completed.
+// RunOutcome is what reaches Settle as $.run: an activity output the runtime did not settle
+// ({"status":"completed","settled":false}), or the error object of a Catch or of the reconciler
+// ({"Error","Cause"}). Zero (null) is not completed.
 type RunOutcome struct {
-	Status string `json:"status,omitempty"`
-	Round  int    `json:"round,omitempty"`
-	Error  string `json:"Error,omitempty"`
-	Cause  string `json:"Cause,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Round   int    `json:"round,omitempty"`
+	Settled bool   `json:"settled,omitempty"`
+	Error   string `json:"Error,omitempty"`
+	Cause   string `json:"Cause,omitempty"`
 }
 
 // Completed reports whether the run ended the turn successfully: status "completed" and no error.

@@ -91,27 +91,127 @@ func TestEveryBatonErrorNameInTheDefinitionsIsAGoConstant(t *testing.T) {
 func TestTheTurnDefinitionRetriesRuntimeIncapableAndEndsWithTurnFailed(t *testing.T) {
 	t.Parallel()
 	states := definitions(t)["turn.asl.json"]["States"].(map[string]any)
-	runs := 0
-	for name, s := range states {
-		st := s.(map[string]any)
-		if !strings.HasPrefix(name, "Run") {
-			continue
-		}
-		runs++
-		retry := st["Retry"].([]any)[0].(map[string]any)["ErrorEquals"].([]any)
-		if diff := cmp.Diff([]any{statemachine.ErrorRuntimeIncapable}, retry); diff != "" {
-			t.Errorf("%s retries (-want +got):\n%s", name, diff)
-		}
+	run, ok := states["Run"].(map[string]any)
+	if !ok {
+		t.Fatal("no Run state found")
 	}
-	if runs == 0 {
-		t.Fatal("no Run<Kind> state found")
+	if got := run["Resource"]; got != "${ActivityArn}" {
+		t.Errorf("Run.Resource = %v, want the ${ActivityArn} substitution (one state machine per harness kind)", got)
+	}
+	retry := run["Retry"].([]any)[0].(map[string]any)["ErrorEquals"].([]any)
+	if diff := cmp.Diff([]any{statemachine.ErrorRuntimeIncapable}, retry); diff != "" {
+		t.Errorf("Run retries (-want +got):\n%s", diff)
 	}
 	if got := states["TurnFailed"].(map[string]any)["Error"]; got != statemachine.ErrorTurnFailed {
 		t.Errorf("TurnFailed.Error = %v, want %s", got, statemachine.ErrorTurnFailed)
 	}
-	if got := states["UnknownHarness"].(map[string]any)["Result"].(map[string]any)["Error"]; got != statemachine.ErrorUnknownHarness {
-		t.Errorf("UnknownHarness.Result.Error = %v, want %s", got, statemachine.ErrorUnknownHarness)
+	for name, s := range states {
+		if s.(map[string]any)["Type"] == "Choice" {
+			if strings.Contains(mustJSON(t, s), "$.harness") {
+				t.Errorf("Choice %s routes on $.harness; each harness kind has its own state machine", name)
+			}
+		}
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestTheNormalPathTakesThreeTransitionsAndSixWithOneRoundTrip walks the definition as the activity outputs
+// steer it: a completed turn the runtime settled, and one inline round trip before it.
+func TestTheNormalPathTakesThreeTransitionsAndSixWithOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	def := definitions(t)["turn.asl.json"]
+	states := def["States"].(map[string]any)
+	walk := func(outputs ...statemachine.ActivityOutput) []string {
+		var path []string
+		name := def["StartAt"].(string)
+		var run map[string]any
+		for len(path) < 20 {
+			path = append(path, name)
+			st := states[name].(map[string]any)
+			switch st["Type"] {
+			case "Succeed", "Fail":
+				return path
+			case "Choice":
+				next, _ := st["Default"].(string)
+				for _, c := range st["Choices"].([]any) {
+					if choiceMatches(t, c.(map[string]any), run) {
+						next = c.(map[string]any)["Next"].(string)
+						break
+					}
+				}
+				name = next
+				continue
+			}
+			if name == "Run" {
+				if len(outputs) == 0 {
+					t.Fatalf("path %v runs more often than the test gave outputs", path)
+				}
+				raw := mustJSON(t, outputs[0])
+				outputs = outputs[1:]
+				run = nil
+				if err := json.Unmarshal([]byte(raw), &run); err != nil {
+					t.Fatal(err)
+				}
+			}
+			name = st["Next"].(string)
+		}
+		t.Fatalf("no end state after %v", path)
+		return nil
+	}
+	done := statemachine.ActivityOutput{Status: statemachine.StatusCompleted, Settled: true}
+	if got, want := walk(done), []string{"Run", "AfterRun", "Done"}; !slices.Equal(got, want) {
+		t.Errorf("completed turn: %v, want %v", got, want)
+	}
+	park := statemachine.ActivityOutput{Status: statemachine.StatusRequiresAction, Round: 1}
+	if got, want := walk(park, done), []string{"Run", "AfterRun", "AwaitResults", "Run", "AfterRun", "Done"}; !slices.Equal(got, want) {
+		t.Errorf("one round trip: %v, want %v", got, want)
+	}
+	unsettled := statemachine.ActivityOutput{Status: statemachine.StatusCompleted}
+	if got, want := walk(unsettled), []string{"Run", "AfterRun", "Settle", "Settled", "Done"}; !slices.Equal(got, want) {
+		t.Errorf("a completion the runtime did not commit: %v, want %v (Settle commits it)", got, want)
+	}
+}
+
+// choiceMatches evaluates the JSONPath Choice rules the turn definition uses (StringEquals, BooleanEquals, And)
+// on $.run; it fails the test on any other operator, so a definition change cannot slip past the walk.
+func choiceMatches(t *testing.T, rule, run map[string]any) bool {
+	t.Helper()
+	if and, ok := rule["And"].([]any); ok {
+		for _, r := range and {
+			if !choiceMatches(t, r.(map[string]any), run) {
+				return false
+			}
+		}
+		return true
+	}
+	v, _ := rule["Variable"].(string)
+	member, ok := strings.CutPrefix(v, "$.run.")
+	if !ok {
+		if v == "$.settled.status" {
+			return rule["StringEquals"] == statemachine.StatusCompleted // Settle of a completed run answers completed
+		}
+		t.Fatalf("choice on %q: the walk knows only $.run.* and $.settled.status", v)
+	}
+	got, present := run[member]
+	if !present {
+		t.Fatalf("choice on %s, which the activity output %v lacks (a missing variable is a States.Runtime error)", v, run)
+	}
+	switch {
+	case rule["StringEquals"] != nil:
+		return got == rule["StringEquals"]
+	case rule["BooleanEquals"] != nil:
+		return got == rule["BooleanEquals"]
+	}
+	t.Fatalf("choice rule %v: operator not known to the walk", rule)
+	return false
 }
 
 // jsonNames are the JSON member names of a struct type's fields.
@@ -141,12 +241,8 @@ func TestThePayloadTypesMatchTheDefinition(t *testing.T) {
 	states := definitions(t)["turn.asl.json"]["States"].(map[string]any)
 	state := func(name string) map[string]any { return states[name].(map[string]any) }
 
-	for name := range states {
-		if strings.HasPrefix(name, "Run") {
-			if diff := cmp.Diff(jsonNames(statemachine.ActivityInput{}), parameterNames(state(name)["Parameters"].(map[string]any))); diff != "" {
-				t.Errorf("%s Parameters vs ActivityInput (-go +asl):\n%s", name, diff)
-			}
-		}
+	if diff := cmp.Diff(jsonNames(statemachine.ActivityInput{}), parameterNames(state("Run")["Parameters"].(map[string]any))); diff != "" {
+		t.Errorf("Run Parameters vs ActivityInput (-go +asl):\n%s", diff)
 	}
 	park := state("AwaitResults")["Parameters"].(map[string]any)["Payload"].(map[string]any)
 	if diff := cmp.Diff(jsonNames(statemachine.ParkInput{}), parameterNames(park)); diff != "" {
@@ -187,7 +283,8 @@ func TestRunOutcomeDecodesWhatReachesSettle(t *testing.T) {
 	}{
 		{"a completed activity output is completed", `{"status":"completed"}`, true},
 		{"a Catch error object is not completed", `{"Error":"Baton.ModelError","Cause":"boom"}`, false},
-		{"the UnknownHarness result is not completed", `{"Error":"Baton.UnknownHarness","Cause":"x"}`, false},
+		{"a completion the runtime did not commit is completed", `{"status":"completed","settled":false}`, true},
+		{"a reconciler outcome is not completed", `{"Error":"Baton.ExecutionEnded","Cause":"x"}`, false},
 		{"an absent run is not completed", `null`, false},
 		{"requires_action is not completed", `{"status":"requires_action","round":2}`, false},
 	}

@@ -20,7 +20,7 @@ import (
 // executionStatus reads a turn's Step Functions execution (its name is the turn id).
 func executionStatus(t *testing.T, ctx context.Context, st *stack.Stack, turnID string) string {
 	t.Helper()
-	arn := strings.Replace(st.StateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + turnID
+	arn := strings.Replace(st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	out, err := stack.SFN(st).DescribeExecution(ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
 	if err != nil {
 		t.Fatalf("DescribeExecution %s: %v", arn, err)
@@ -149,7 +149,7 @@ func TestEventBatchesAreAtomic(t *testing.T) {
 		if got.Status != "idle" || len(turns) != 1 || turns[0].Status != "cancelled" {
 			t.Fatalf("session %s turns %+v, want idle with one cancelled turn", got.Status, turns)
 		}
-		arn := strings.Replace(st.StateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + turns[0].ID
+		arn := strings.Replace(st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turns[0].ID
 		if _, err := stack.SFN(st).DescribeExecution(ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}); err == nil {
 			t.Errorf("turn %s cancelled in its own batch has an execution", turns[0].ID)
 		}

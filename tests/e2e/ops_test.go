@@ -72,7 +72,7 @@ func TestOperability(t *testing.T) {
 			if ct := r.Header.Get("Content-Type"); ct != "application/json" || r.Header.Get("Cache-Control") != "no-store" {
 				t.Errorf("Content-Type %q Cache-Control %q", ct, r.Header.Get("Cache-Control"))
 			}
-			for _, secret := range []string{st.Table, st.DynamoDBURL, st.SFNURL, st.StateMachineARN} {
+			for _, secret := range []string{st.Table, st.DynamoDBURL, st.SFNURL, st.StateMachineARN("baton")} {
 				if bytes.Contains(r.Body, []byte(secret)) {
 					t.Errorf("health body %s reveals %q", r.Body, secret)
 				}

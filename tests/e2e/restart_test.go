@@ -26,7 +26,7 @@ func crashWhilePending(t *testing.T, dataDir string) (string, string, []required
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	sid, _, turnID, actions := pendingTurn(t, ctx, stack.OpenAI(st), "weather in Paris")
-	waitParked(t, ctx, stack.SFN(st), st.StateMachineARN, turnID)
+	waitParked(t, ctx, stack.SFN(st), st.StateMachineARN("baton"), turnID)
 	st.Kill(t)
 	return sid, turnID, actions
 }
@@ -106,7 +106,7 @@ func TestRestartOnDataFolderKeepsThePendingTurn(t *testing.T) {
 	sfnClient := stack.SFN(st)
 	deadline := time.Now().Add(eventTimeout)
 	for {
-		xs := executions(t, ctx, sfnClient, st.StateMachineARN)
+		xs := executions(t, ctx, sfnClient, st.StateMachineARN("baton"))
 		if len(xs) != 1 || aws.ToString(xs[0].Name) != turnID {
 			t.Fatalf("executions after the restart = %+v, want exactly one named %s", xs, turnID)
 		}
@@ -128,7 +128,7 @@ func TestRestartInMemoryLosesThePendingTurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	wantNotFound(t, "session after an in-memory restart", st.Do(t, http.MethodGet, "/v1/agents/sessions/"+sid, nil, nil))
-	if xs := executions(t, ctx, stack.SFN(st), st.StateMachineARN); len(xs) != 0 {
+	if xs := executions(t, ctx, stack.SFN(st), st.StateMachineARN("baton")); len(xs) != 0 {
 		t.Errorf("executions after an in-memory restart = %+v, want none", xs)
 	}
 }

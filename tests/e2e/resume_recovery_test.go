@@ -40,10 +40,10 @@ func (o *faultyOrch) Resume(_ context.Context, token string) error {
 	return nil
 }
 
-func (o *faultyOrch) StopTurn(context.Context, string, string) error { return nil }
+func (o *faultyOrch) StopTurn(context.Context, string, string, string) error { return nil }
 
 // ExecutionEnded: no execution of this fake ever ends (the reconciler leaves other turns alone).
-func (o *faultyOrch) ExecutionEnded(context.Context, string) (bool, error) { return false, nil }
+func (o *faultyOrch) ExecutionEnded(context.Context, string, string) (bool, error) { return false, nil }
 
 // sent counts the successful sends of one token.
 func (o *faultyOrch) sent(token string) int {

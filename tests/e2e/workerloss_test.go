@@ -89,7 +89,7 @@ func TestWorkerLossFailsTheTurnWithoutReplay(t *testing.T) {
 
 	// Without replay: the execution started the Run task exactly twice (first step, resumed step), both on the
 	// doomed runtime, and failed with the heartbeat timeout.
-	arn := executionARN(t, ctx, sfnClient, st.StateMachineARN, turnID)
+	arn := executionARN(t, ctx, sfnClient, st.StateMachineARN("baton"), turnID)
 	if got := activityWorkers(t, ctx, sfnClient, arn); !slices.Equal(got, []string{doomed.ID, doomed.ID}) {
 		t.Errorf("activity tasks of the lost turn ran on %v, want twice on %s and never on %s", got, doomed.ID, survivor.ID)
 	}
@@ -122,7 +122,7 @@ func TestWorkerLossFailsTheTurnWithoutReplay(t *testing.T) {
 	if text := finalText(rec.Snapshot()[from : k+1]); text != "fresh answer" {
 		t.Errorf("new turn's answer = %q, want %q", text, "fresh answer")
 	}
-	if got := activityWorkers(t, ctx, sfnClient, executionARN(t, ctx, sfnClient, st.StateMachineARN, newTurn)); !slices.Equal(got, []string{survivor.ID}) {
+	if got := activityWorkers(t, ctx, sfnClient, executionARN(t, ctx, sfnClient, st.StateMachineARN("baton"), newTurn)); !slices.Equal(got, []string{survivor.ID}) {
 		t.Errorf("the new turn ran on %v, want %s", got, survivor.ID)
 	}
 	if got := getSession(t, ctx, client, s.ID).Status; got != "idle" {

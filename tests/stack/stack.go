@@ -213,7 +213,7 @@ func SFN(s *Stack) *awssfn.Client {
 // port; nil admits every configuration.
 func Deps(s *Stack, adm engine.Admission) *setup.Deps {
 	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
-	return setup.New(setup.Config{Table: s.Table, StateMachineARN: s.StateMachineARN,
+	return setup.New(setup.Config{Table: s.Table, StateMachineARNs: s.StateMachineARNs,
 		Endpoints: setup.Endpoints{DynamoDB: s.DynamoDBURL, SFN: s.SFNURL}}, awsCfg, adm)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,45 +24,87 @@ type API interface {
 	StopExecution(ctx context.Context, in *awssfn.StopExecutionInput, opts ...func(*awssfn.Options)) (*awssfn.StopExecutionOutput, error)
 }
 
-// Orchestrator implements engine.Orchestrator on one state machine.
+// Orchestrator implements engine.Orchestrator on one state machine per harness kind, all from the turn definition
+// (docs/decisions.md §6).
 type Orchestrator struct {
-	api             API
-	stateMachineARN string
+	api      API
+	machines map[string]string // harness kind → state machine ARN
+	kinds    []string          // the keys of machines, sorted
 }
 
 var _ engine.Orchestrator = (*Orchestrator)(nil)
 
-// New returns an Orchestrator for the state machine ARN.
-func New(api API, stateMachineARN string) *Orchestrator {
-	return &Orchestrator{api: api, stateMachineARN: stateMachineARN}
+// New returns an Orchestrator on the state machines of stateMachineARNs, harness kind → state machine ARN
+// (BATON_STATE_MACHINE_ARNS).
+func New(api API, stateMachineARNs map[string]string) *Orchestrator {
+	o := &Orchestrator{api: api, machines: stateMachineARNs}
+	for k := range stateMachineARNs {
+		o.kinds = append(o.kinds, k)
+	}
+	sort.Strings(o.kinds)
+	return o
 }
 
-// StartTurn implements engine.Orchestrator. The execution name is the turn id, so a repeated start is idempotent:
-// the service answers the same ARN for the same input, and ExecutionAlreadyExists (another input, or a closed
-// execution) is resolved to the existing execution's ARN.
+// stateMachine returns the ARN of the harness kind's state machine. harness "" picks the first kind in sorted
+// order (the readiness probe describes a made-up execution on any machine). Errors: no machine for the kind.
+func (o *Orchestrator) stateMachine(harness string) (string, error) {
+	if harness == "" && len(o.kinds) > 0 {
+		return o.machines[o.kinds[0]], nil
+	}
+	arn, ok := o.machines[harness]
+	if !ok {
+		return "", fmt.Errorf("no turn state machine for harness kind %q (have %s)", harness, strings.Join(o.kinds, ", "))
+	}
+	return arn, nil
+}
+
+// execution returns the ARN of a turn's execution: execution itself when it is an ARN, else the execution of that
+// name (the turn id) on the harness kind's state machine.
+func (o *Orchestrator) execution(harness, execution string) (string, error) {
+	if strings.HasPrefix(execution, "arn:") {
+		return execution, nil
+	}
+	machine, err := o.stateMachine(harness)
+	if err != nil {
+		return "", err
+	}
+	return executionARN(machine, execution), nil
+}
+
+// StartTurn implements engine.Orchestrator on the state machine of in.Harness. The execution name is the turn id,
+// so a repeated start is idempotent: the service answers the same ARN for the same input, and
+// ExecutionAlreadyExists (another input, or a closed execution) is resolved to the existing execution's ARN.
+// Errors: a harness kind without a state machine; the service's.
 func (o *Orchestrator) StartTurn(ctx context.Context, in engine.TurnExecution) (string, error) {
+	if in.Harness == "" {
+		return "", fmt.Errorf("start turn %s: the turn names no harness kind", in.TurnID)
+	}
+	machine, err := o.stateMachine(in.Harness)
+	if err != nil {
+		return "", fmt.Errorf("start turn %s: %w", in.TurnID, err)
+	}
 	input, err := json.Marshal(in)
 	if err != nil {
 		return "", fmt.Errorf("start turn %s: encode input: %w", in.TurnID, err)
 	}
 	out, err := o.api.StartExecution(ctx, &awssfn.StartExecutionInput{
-		StateMachineArn: aws.String(o.stateMachineARN),
+		StateMachineArn: aws.String(machine),
 		Name:            aws.String(in.TurnID),
 		Input:           aws.String(string(input)),
 	})
 	if err != nil {
 		var exists *types.ExecutionAlreadyExists
 		if errors.As(err, &exists) {
-			return o.executionARN(in.TurnID), nil
+			return executionARN(machine, in.TurnID), nil
 		}
 		return "", fmt.Errorf("start turn %s: %w", in.TurnID, err)
 	}
 	return aws.ToString(out.ExecutionArn), nil
 }
 
-// executionARN derives an execution ARN from the state machine ARN and the execution name.
-func (o *Orchestrator) executionARN(name string) string {
-	return strings.Replace(o.stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
+// executionARN derives an execution ARN from its state machine's ARN and the execution name.
+func executionARN(stateMachineARN, name string) string {
+	return strings.Replace(stateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + name
 }
 
 // Resume implements engine.Orchestrator. A token Step Functions no longer accepts (TaskTimedOut,
@@ -86,9 +129,10 @@ func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
 
 // ExecutionEnded implements engine.Orchestrator with DescribeExecution: any status but RUNNING, or
 // ExecutionDoesNotExist, is ended.
-func (o *Orchestrator) ExecutionEnded(ctx context.Context, executionARN string) (bool, error) {
-	if !strings.HasPrefix(executionARN, "arn:") {
-		executionARN = o.executionARN(executionARN)
+func (o *Orchestrator) ExecutionEnded(ctx context.Context, harness, execution string) (bool, error) {
+	executionARN, err := o.execution(harness, execution)
+	if err != nil {
+		return false, err
 	}
 	out, err := o.api.DescribeExecution(ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(executionARN)})
 	if err != nil {
@@ -101,13 +145,14 @@ func (o *Orchestrator) ExecutionEnded(ctx context.Context, executionARN string) 
 	return out.Status != types.ExecutionStatusRunning, nil
 }
 
-// StopTurn implements engine.Orchestrator; an execution that already ended is not an error. executionARN may also
-// be the turn id (the execution name) when the ARN was never recorded.
-func (o *Orchestrator) StopTurn(ctx context.Context, executionARN, cause string) error {
-	if !strings.HasPrefix(executionARN, "arn:") {
-		executionARN = o.executionARN(executionARN)
+// StopTurn implements engine.Orchestrator; an execution that already ended is not an error. execution may also
+// be the turn id (the execution name, on the harness kind's state machine) when the ARN was never recorded.
+func (o *Orchestrator) StopTurn(ctx context.Context, harness, execution, cause string) error {
+	executionARN, err := o.execution(harness, execution)
+	if err != nil {
+		return err
 	}
-	_, err := o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String(statemachine.ErrorCancelled)})
+	_, err = o.api.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(executionARN), Cause: aws.String(cause), Error: aws.String(statemachine.ErrorCancelled)})
 	if err != nil {
 		var notFound *types.ExecutionDoesNotExist
 		if errors.As(err, &notFound) {

@@ -143,7 +143,7 @@ func TestSixteenIdenticalFollowUpsResumeOnce(t *testing.T) {
 	}
 	client := awssfn.New(awssfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(f.st.SFNURL),
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: aws.NopRetryer{}})
-	execARN := strings.Replace(f.st.StateMachineARN, ":stateMachine:", ":execution:", 1) + ":" + turnID
+	execARN := strings.Replace(f.st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	waitFor(t, func() bool {
 		out, err := client.DescribeExecution(f.ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(execARN)})
 		return err == nil && out.Status != "RUNNING"

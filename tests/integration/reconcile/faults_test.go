@@ -36,7 +36,22 @@ func parkedSession(t *testing.T, ctx context.Context, st *stack.Stack, agentID s
 	var sess struct{ ID string }
 	_ = json.Unmarshal(r.Body, &sess)
 	v := waitStatus(t, ctx, st, sess.ID, "requires_action")
-	return sess.ID, v.RequiredActions[0].TurnID, v.RequiredActions[0].CallID
+	turnID = v.RequiredActions[0].TurnID
+	// requires_action is visible once the runtime journals the calls, before Park stores the task token; these
+	// tests inject faults into the resume, which only the result that finds the token stored sends.
+	store := setup.New(setup.Config{Table: st.Table, Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL}},
+		aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, nil).Store
+	for {
+		turn, err := store.GetTurn(ctx, sess.ID, turnID)
+		if err == nil && turn.TaskToken != "" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("turn %s never parked (task token stored): %v", turnID, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return sess.ID, turnID, v.RequiredActions[0].CallID
 }
 
 type sessionView struct {
@@ -90,13 +105,13 @@ func resultEvent(turnID, callID string) map[string]any {
 func inProcessEngine(t *testing.T, st *stack.Stack, sfnURL string) *engine.Engine {
 	t.Helper()
 	awsCfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
-	return setup.New(setup.Config{Table: st.Table, StateMachineARN: st.StateMachineARN,
+	return setup.New(setup.Config{Table: st.Table, StateMachineARNs: st.StateMachineARNs,
 		Endpoints: setup.Endpoints{DynamoDB: st.DynamoDBURL, SFN: sfnURL}}, awsCfg, nil).Engine
 }
 
 func stopExecution(t *testing.T, ctx context.Context, st *stack.Stack, turnID string) {
 	t.Helper()
-	arn := st.StateMachineARN[:len(st.StateMachineARN)-len("stateMachine:TurnStateMachine")] + "execution:TurnStateMachine:" + turnID
+	arn := strings.Replace(st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	if _, err := stack.SFN(st).StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(arn), Error: aws.String("Operator"), Cause: aws.String("stopped out of band")}); err != nil {
 		t.Fatalf("stop execution: %v", err)
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestAStartedTurnWhoseExecutionEndedIsSettledAsFailed(t *testing.T) {
 
 	// End the execution behind Baton's back.
 	sf := stack.SFN(st)
-	arn := st.StateMachineARN[:len(st.StateMachineARN)-len("stateMachine:TurnStateMachine")] + "execution:TurnStateMachine:" + turnID
+	arn := strings.Replace(st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	if _, err := sf.StopExecution(ctx, &awssfn.StopExecutionInput{ExecutionArn: aws.String(arn), Error: aws.String("Operator"), Cause: aws.String("stopped out of band")}); err != nil {
 		t.Fatalf("stop execution: %v", err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/baton-run/baton/shared/httpapi"
 	"github.com/baton-run/baton/shared/lambdahttp"
 	"github.com/baton-run/baton/shared/orchestration/sfn"
+	"github.com/baton-run/baton/shared/setup"
 	"github.com/baton-run/baton/tests/stack"
 )
 
@@ -504,8 +505,8 @@ func TestEveryFunctionAnswersUnderTheRuntimeInterfaceEmulatorAsInProcess(t *test
 		env["BATON_TABLE"] = st.Table
 		env["AWS_ENDPOINT_URL_DYNAMODB"] = st.DynamoDBURL
 		env["AWS_ENDPOINT_URL_SFN"] = st.SFNURL
-		if _, ok := env["BATON_STATE_MACHINE_ARN"]; ok {
-			env["BATON_STATE_MACHINE_ARN"] = st.StateMachineARN
+		if _, ok := env["BATON_STATE_MACHINE_ARNS"]; ok {
+			env["BATON_STATE_MACHINE_ARNS"] = setup.FormatStateMachineARNs(st.StateMachineARNs)
 		}
 		if id == "StreamFunction" {
 			env["AWS_ENDPOINT_URL_DYNAMODB"] = watch.url

@@ -24,7 +24,7 @@ import (
 
 const (
 	localTableARN = "arn:aws:dynamodb:us-east-1:000000000000:table/baton"
-	localSMARN    = "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
+	localSMARN    = "arn:aws:states:us-east-1:000000000000:stateMachine:baton-local-turn-*" // every turn state machine of the stack
 	testSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:baton-providers-AbCdEf"
 )
 
@@ -187,7 +187,7 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 				}
 			}
 			if got := resourcesOf(sts, "states:StartExecution"); len(got) > 0 && !cmp.Equal(got, []string{localSMARN}) {
-				t.Errorf("%s StartExecution resources = %v, want the state machine only", tc.function, got)
+				t.Errorf("%s StartExecution resources = %v, want the turn state machines only", tc.function, got)
 			}
 			if got := resourcesOf(sts, "dynamodb:GetItem"); !cmp.Equal(got, []string{localTableARN}) {
 				t.Errorf("%s GetItem resources = %v, want the table only", tc.function, got)
@@ -199,23 +199,25 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 func TestStateMachineMayInvokeParkAndSettle(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
-	sm, err := tpl.CloudFormation().GetServerlessStateMachineWithName("TurnStateMachine")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sm.Policies == nil || sm.Policies.IAMPolicyDocumentArray == nil {
-		t.Fatal("TurnStateMachine: no inline policy statements")
-	}
-	var sts []statement
-	for _, doc := range *sm.Policies.IAMPolicyDocumentArray {
-		sts = append(sts, statementsOf(t, doc.Statement)...)
-	}
-	if diff := cmp.Diff([]string{"lambda:InvokeFunction"}, actions(sts)); diff != "" {
-		t.Errorf("TurnStateMachine actions (-want +got):\n%s", diff)
-	}
-	want := []string{template.FunctionARN("ParkFunction"), template.FunctionARN("SettleFunction")}
-	if diff := cmp.Diff(want, resourcesOf(sts, "lambda:InvokeFunction")); diff != "" {
-		t.Errorf("TurnStateMachine lambda:InvokeFunction resources (-want +got):\n%s", diff)
+	for _, id := range tpl.StateMachines() {
+		sm, err := tpl.CloudFormation().GetServerlessStateMachineWithName(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm.Policies == nil || sm.Policies.IAMPolicyDocumentArray == nil {
+			t.Fatalf("%s: no inline policy statements", id)
+		}
+		var sts []statement
+		for _, doc := range *sm.Policies.IAMPolicyDocumentArray {
+			sts = append(sts, statementsOf(t, doc.Statement)...)
+		}
+		if diff := cmp.Diff([]string{"lambda:InvokeFunction"}, actions(sts)); diff != "" {
+			t.Errorf("%s actions (-want +got):\n%s", id, diff)
+		}
+		want := []string{template.FunctionARN("ParkFunction"), template.FunctionARN("SettleFunction")}
+		if diff := cmp.Diff(want, resourcesOf(sts, "lambda:InvokeFunction")); diff != "" {
+			t.Errorf("%s lambda:InvokeFunction resources (-want +got):\n%s", id, diff)
+		}
 	}
 }
 

@@ -131,8 +131,8 @@ func TestTheSAMEnvCheckCanFail(t *testing.T) {
 			t.Errorf("readsOf(api) = %v, misses %s", reads, n)
 		}
 	}
-	if slices.Contains(readsOf(t, setup.Park), setup.EnvStateMachineARN) {
-		t.Error("readsOf(park) names BATON_STATE_MACHINE_ARN, which park does not read")
+	if slices.Contains(readsOf(t, setup.Park), setup.EnvStateMachineARNs) {
+		t.Error("readsOf(park) names BATON_STATE_MACHINE_ARNS, which park does not read")
 	}
 	f, err := loadDeployed(t).Function("ParkFunction")
 	if err != nil {

@@ -99,7 +99,10 @@ func mustRel(t *testing.T, dir string) string {
 func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
-	smARN := "arn:aws:states:us-east-1:000000000000:stateMachine:TurnStateMachine"
+	smARNs := "baton=arn:aws:states:us-east-1:000000000000:stateMachine:BatonTurnStateMachine," +
+		"codex=arn:aws:states:us-east-1:000000000000:stateMachine:CodexTurnStateMachine," +
+		"claude_sdk=arn:aws:states:us-east-1:000000000000:stateMachine:ClaudeSdkTurnStateMachine," +
+		"mcode=arn:aws:states:us-east-1:000000000000:stateMachine:McodeTurnStateMachine"
 	// Every function reads shared/setup's configuration, so every one gets the table and the turn timeouts
 	// (Globals); BATON_ADMIN_KEY only where /admin/v1 is routed (the AdminKey parameter has no default, so it
 	// resolves to "" locally); the state machine where turns are started. The SDK endpoint variables are declared
@@ -119,11 +122,11 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 	}{
 		// BATON_SEAL_KEY is the SealKey parameter (empty by default); the AgentCore ARNs carry the account id.
 		// BATON_MODEL_PROVIDER where Sessions are created (the DefaultModelProvider parameter, Bedrock by default).
-		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
+		{"ApiFunction", with(map[string]string{"BATON_STATE_MACHINE_ARNS": smARNs, "BATON_ADMIN_KEY": "", "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
 			"BATON_AGENTCORE_REGION": "", "BATON_MODEL_PROVIDER": "bedrock_converse"})},
-		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
+		{"StreamFunction", with(map[string]string{"BATON_STATE_MACHINE_ARNS": smARNs, "BATON_SEAL_KEY": "", "BATON_AGENTCORE_ACCOUNT_ID": "000000000000",
 			"BATON_AGENTCORE_REGION": "", "BATON_MODEL_PROVIDER": "bedrock_converse"})},
-		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARN": smARN})},
+		{"ReconcileFunction", with(map[string]string{"BATON_STATE_MACHINE_ARNS": smARNs})},
 		{"ParkFunction", with(nil)},
 		{"SettleFunction", with(nil)},
 	}
@@ -148,7 +151,11 @@ func TestFunctionEnvironmentResolvesLocally(t *testing.T) {
 func TestStateMachineSubstitutionsMatchPlaceholders(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
-	if diff := cmp.Diff([]string{"TurnStateMachine"}, tpl.StateMachines()); diff != "" {
+	// One state machine per harness kind (docs/decisions.md §6), each tagged with its kind and running on that
+	// kind's Activity.
+	kinds := map[string]string{"BatonTurnStateMachine": "baton", "ClaudeSdkTurnStateMachine": "claude_sdk",
+		"CodexTurnStateMachine": "codex", "McodeTurnStateMachine": "mcode"}
+	if diff := cmp.Diff([]string{"BatonTurnStateMachine", "ClaudeSdkTurnStateMachine", "CodexTurnStateMachine", "McodeTurnStateMachine"}, tpl.StateMachines()); diff != "" {
 		t.Fatalf("state machines (-want +got):\n%s", diff)
 	}
 	for _, id := range tpl.StateMachines() {
@@ -173,19 +180,22 @@ func TestStateMachineSubstitutionsMatchPlaceholders(t *testing.T) {
 			if _, err := tpl.Render(id); err != nil {
 				t.Errorf("Render: %v", err)
 			}
+			activity := strings.TrimSuffix(id, "TurnStateMachine") + "Activity"
+			want := map[string]string{
+				"ActivityArn":       "arn:aws:states:us-east-1:000000000000:activity:" + activity,
+				"ParkFunctionArn":   "arn:aws:lambda:us-east-1:000000000000:function:ParkFunction",
+				"SettleFunctionArn": "arn:aws:lambda:us-east-1:000000000000:function:SettleFunction",
+			}
+			if diff := cmp.Diff(want, sm.Substitutions); diff != "" {
+				t.Errorf("substitutions (-want +got; docs/internals.md):\n%s", diff)
+			}
+			if got := sm.Tags["baton:harness-kind"]; got != kinds[id] {
+				t.Errorf("tag baton:harness-kind = %q, want %q", got, kinds[id])
+			}
+			if !strings.HasSuffix(sm.DefinitionPath, "statemachines/turn.asl.json") {
+				t.Errorf("definition %s, want the one turn definition", sm.DefinitionPath)
+			}
 		})
-	}
-	sm, _ := tpl.StateMachine("TurnStateMachine")
-	want := map[string]string{
-		"BatonActivityArn":     "arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
-		"CodexActivityArn":     "arn:aws:states:us-east-1:000000000000:activity:CodexActivity",
-		"ClaudeSdkActivityArn": "arn:aws:states:us-east-1:000000000000:activity:ClaudeSdkActivity",
-		"McodeActivityArn":     "arn:aws:states:us-east-1:000000000000:activity:McodeActivity",
-		"ParkFunctionArn":      "arn:aws:lambda:us-east-1:000000000000:function:ParkFunction",
-		"SettleFunctionArn":    "arn:aws:lambda:us-east-1:000000000000:function:SettleFunction",
-	}
-	if diff := cmp.Diff(want, sm.Substitutions); diff != "" {
-		t.Errorf("TurnStateMachine substitutions (-want +got; docs/internals.md):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"BatonActivity", "ClaudeSdkActivity", "CodexActivity", "McodeActivity"}, tpl.Activities()); diff != "" {
 		t.Errorf("activities (-want +got):\n%s", diff)
