@@ -124,12 +124,12 @@ const (
 const localStreamPoll = 25 * time.Millisecond
 
 const (
-	tableLogicalID        = "BatonTable"
+	tableLogicalID = "BatonTable"
 	// harnessKindTag is the tag of each turn state machine in template.yaml that names the harness kind it runs
 	// (one state machine per kind, docs/decisions.md §6).
 	harnessKindTag = "baton:harness-kind"
-	region                = "us-east-1"
-	accountID             = "000000000000"
+	region         = "us-east-1"
+	accountID      = "000000000000"
 	// localAccessKey is the access key id and secret of every local SDK client (the local endpoints ignore them).
 	localAccessKey = "local"
 )
