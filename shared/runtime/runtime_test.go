@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,8 @@ type memStore struct {
 	runtimes []engine.RuntimeInfo
 	// commits counts Commit calls (including rejected ones).
 	commits int
+	// failCompletion makes every commit that completes a turn fail (a table that refuses the settle write).
+	failCompletion bool
 }
 
 func newMemStore() *memStore {
@@ -71,6 +74,11 @@ func (m *memStore) Commit(_ context.Context, c engine.Commit) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.commits++
+	for _, tw := range c.Turns {
+		if m.failCompletion && tw.Turn.Status == session.TurnCompleted {
+			return errors.New("injected: the table refused the write")
+		}
+	}
 	if c.Session != nil && m.sessions[c.Session.ID].Version != c.SessionVersion {
 		return engine.ErrConflict
 	}
@@ -220,6 +228,47 @@ type blockingModel struct{}
 func (blockingModel) Stream(ctx context.Context, _ harness.Request) (harness.Stream, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
+}
+
+// TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask: the harness completes but the runtime's settle write
+// fails; the answer says settled:false, so the state machine's AfterRun sends the run to the Settle task instead of
+// ending the execution with the turn unsettled (docs/internals.md "The turn state machine").
+func TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask(t *testing.T) {
+	t.Parallel()
+	store := newMemStore()
+	store.failCompletion = true
+	store.seed("s_text", nil, "Hello", false)
+	clock := func() time.Time { return time.Unix(1_700_000_000, 0) }
+	act := newActivities()
+	providers := harness.Providers{}
+	scripted.Register(providers)
+	rt, err := runtime.New(engine.New(engine.Options{Store: store, Clock: clock}), act, runtime.Config{
+		ID: "rt_test", ActivityARN: "arn:activity", Concurrency: 1, TaskHeartbeat: 10 * time.Millisecond,
+		RegisterEvery: time.Hour, Providers: providers, Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	act.tasks <- [2]string{"t_text", `{"session_id":"s_text","turn_id":"turn_s_text","harness":"baton"}`}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = rt.Run(ctx) }()
+	select {
+	case <-act.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the answer")
+	}
+	act.mu.Lock()
+	got := act.answers["t_text"]
+	act.mu.Unlock()
+	if diff := cmp.Diff(answer{Op: "success", Output: `{"status":"completed","settled":false}`}, got); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if st := store.turns["s_text/turn_s_text"].Status; st.Terminal() {
+		t.Errorf("turn status = %s, want it left non-terminal for the Settle task", st)
+	}
 }
 
 func TestRuntimeServesActivityTasks(t *testing.T) {
