@@ -9,84 +9,17 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 
 	"github.com/baton-run/baton/tests/stack"
 )
-
-// everything is the npm MCP server @modelcontextprotocol/server-everything (installed by `make tools`), started
-// once per test binary with `PORT=<free> node …/dist/index.js streamableHttp` (endpoint /mcp).
-var everything struct {
-	once sync.Once
-	url  string
-	err  error
-}
-
-// everythingURL returns the server's MCP endpoint, starting it on first use. Without node or the package the test
-// is skipped, or fails under CI=true. The process is killed when the test binary's TestMain ends (its process
-// group, via stack.Main's exit) or, at the latest, with the binary: it runs with Pdeathsig.
-func everythingURL(t *testing.T) string {
-	t.Helper()
-	everything.once.Do(func() { everything.url, everything.err = startEverything() })
-	if everything.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MCP server server-everything: %v — under CI=true a missing server fails the run", everything.err)
-		}
-		t.Skipf("MCP server server-everything unavailable: %v (run `make tools`)", everything.err)
-	}
-	return everything.url
-}
-
-func startEverything() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	entry := filepath.Join(root, "tools", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		return "", fmt.Errorf("%s: %w", entry, err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", err
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(node, entry, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go func() { _ = cmd.Wait() }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return "http://" + addr + "/mcp", nil
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return "", fmt.Errorf("server-everything did not listen on %s within 30s", addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -230,7 +163,7 @@ func everythingScript() map[string]any {
 
 func TestMCPEverythingListsAndCallsEchoAndGetSum(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -331,7 +264,7 @@ func TestMCPEverythingListsAndCallsEchoAndGetSum(t *testing.T) {
 
 func TestMCPAllowedToolsFilter(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	tests := []struct {
 		name    string
@@ -362,7 +295,7 @@ func TestMCPAllowedToolsFilter(t *testing.T) {
 
 func TestMCPRequiredServerFailureFailsTheTurnAndKeepsHistory(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -421,7 +354,7 @@ func TestMCPRequiredServerFailureFailsTheTurnAndKeepsHistory(t *testing.T) {
 
 func TestMCPOptionalServerFailureLeavesItsToolsOut(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -483,7 +416,7 @@ func createBearerCredential(t *testing.T, st *stack.Stack, token, serverURL stri
 
 func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	const token = "baton-test-token.AbC~123"
 	tests := []struct {
