@@ -1,51 +1,20 @@
 package agentcore_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
-	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
-	cpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/document"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 
 	"github.com/baton-run/baton/tests/stack"
 )
-
-// newScriptedFixture is newFixture on st with a script of the test's own (docs/scripted-model.md) instead of the
-// package's script().
-func newScriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
-	t.Helper()
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
-	out, err := f.control.CreateHarness(ctx, &cp.CreateHarnessInput{
-		HarnessName:      aws.String("h_" + name),
-		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
-		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
-		Tools: tools,
-	})
-	if err != nil {
-		t.Fatalf("CreateHarness: %v", err)
-	}
-	f.arn = aws.ToString(out.Harness.Arn)
-	return f
-}
 
 // harnessCall is one toolUse block of the stream with the toolResult block that answers it (matched by
 // toolUseId): the call's type, name, server and input, and the result's status and text.

@@ -1,7 +1,6 @@
 package agentcore_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,11 +17,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
-	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
-	cpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/document"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 
 	"github.com/baton-run/baton/shared/workspace"
@@ -62,34 +58,6 @@ func toolStack(t *testing.T, env ...string) (*stack.Stack, *stack.RuntimeProcess
 	}
 	rt := stack.StartRuntime(t, st, stack.RuntimeOptions{ID: fmt.Sprintf("rt_%s_%x", strings.ToLower(t.Name()[4:12]), time.Now().UnixNano()), Env: env})
 	return st, rt
-}
-
-// scriptedFixture is newFixtureIn with the given script: a new project of st, its access key, both official clients
-// and a harness on the scripted model whose saved tools are tools.
-func scriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
-	t.Helper()
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
-	if tools == nil {
-		tools = []cptypes.HarnessTool{}
-	}
-	out, err := f.control.CreateHarness(ctx, &cp.CreateHarnessInput{
-		HarnessName:      aws.String("h_" + name),
-		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
-		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
-		Tools: tools,
-	})
-	if err != nil {
-		t.Fatalf("CreateHarness: %v", err)
-	}
-	f.arn = aws.ToString(out.Harness.Arn)
-	return f
 }
 
 // serverCall is one tool call of a stream with its result: the toolUse block's id, name, type and assembled
@@ -230,7 +198,7 @@ func TestBuiltinsWriteRunAndReadThenAnotherRuntimeSeesTheFile(t *testing.T) {
 		rule("read it back", shellCall("cat out.txt")),
 		map[string]any{"when": map[string]any{"after_tool": "shell"}, "reply": "Saw: {{tool_output \"shell\"}}"},
 	}}
-	f := scriptedFixture(t, st, "runs", script)
+	f := newScriptedFixture(t, st, "runs", script)
 	sid := newSessionID(t)
 
 	if got := runtimeIDs(t, st); !slices.Equal(got, []string{one.ID}) {
@@ -329,7 +297,7 @@ func TestBuiltinsIsolateSessionsAndHoldTheirLimits(t *testing.T) {
 		}},
 		rule("still there", shellCall("echo fine; ls")),
 	}}
-	f := scriptedFixture(t, st, "iso", script)
+	f := newScriptedFixture(t, st, "iso", script)
 
 	sidB := newSessionID(t) + "b"
 	frames := mustInvoke(t, f, sidB, userText("keep a secret"))
@@ -449,7 +417,7 @@ func TestTheCodeInterpreterRunsPythonAndJavaScriptInTheWorkspace(t *testing.T) {
 		map[string]any{"when": map[string]any{"after_tool": "*"},
 			"reply": "{{range .Tools}}[{{.Index}} {{.Name}} error={{.IsError}}]\n{{.Output}}\n{{end}}"},
 	}}
-	f := scriptedFixture(t, st, "code", script, codeTool())
+	f := newScriptedFixture(t, st, "code", script, codeTool())
 	frames := mustInvoke(t, f, newSessionID(t), userText("run programs"))
 	cs := calls(frames)
 	if len(cs) != 6 {
@@ -502,7 +470,7 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 		rule("check", call("shell", check)),
 		map[string]any{"when": map[string]any{"after_tool": "*"}, "reply": "Seen:{{range .Tools}} {{.Output}};{{end}}"},
 	}}
-	f := scriptedFixture(t, st, "order", script, weatherTool())
+	f := newScriptedFixture(t, st, "order", script, weatherTool())
 	sid := newSessionID(t)
 	frames := mustInvoke(t, f, sid, userText("in order"))
 	cs := calls(frames)

@@ -83,17 +83,25 @@ type fixture struct {
 	arn     string
 }
 
-// newFixture creates a project, its access key and a harness whose saved tools are tools.
+// newFixture creates a project of the shared stack, its access key and a harness on the package's script() whose
+// saved tools are tools.
 func newFixture(t *testing.T, name string, tools ...cptypes.HarnessTool) *fixture {
 	t.Helper()
-	st := stack.Shared(t)
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	return newFixtureIn(t, st, project, id, secret, name, tools...)
+	return newScriptedFixture(t, stack.Shared(t), name, script(), tools...)
 }
 
-// newFixtureIn is newFixture in an existing project with its access key.
-func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name string, tools ...cptypes.HarnessTool) *fixture {
+// newScriptedFixture creates a project of st, its access key and a harness on the scripted model running script
+// (docs/scripted-model.md) whose saved tools are tools.
+func newScriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
+	t.Helper()
+	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
+	id, secret := st.NewAccessKey(t, project)
+	return newFixtureIn(t, st, project, id, secret, name, script, tools...)
+}
+
+// newFixtureIn makes the fixture in an existing project of st with its access key: both official clients and a
+// harness named "h_"+name on the scripted model running script, whose saved tools are tools (none: an empty list).
+func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
@@ -107,7 +115,7 @@ func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name strin
 		HarnessName:      aws.String("h_" + name),
 		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
 		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script()})}},
+			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
 		Tools: tools,
 	})
 	if err != nil {

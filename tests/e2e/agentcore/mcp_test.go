@@ -135,7 +135,7 @@ func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 		t.Fatalf("CreateApiKeyCredentialProvider: %v", err)
 	}
 	ref := "${" + aws.ToString(prov.CredentialProviderArn) + "}"
-	f := newFixtureIn(t, st, project, id, secret, "vault", cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
+	f := newFixtureIn(t, st, project, id, secret, "vault", script(), cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
 		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(proxy.URL),
 			Headers: map[string]string{"x-api-key": ref, "x-team": literal}}}})
 	f.control = control

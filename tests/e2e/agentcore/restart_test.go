@@ -23,7 +23,7 @@ func TestAPendingPauseSurvivesARestartOnADataFolder(t *testing.T) {
 	st := stack.Start(t, stack.Options{DataDir: dir})
 	project := fmt.Sprintf("acd-restart-%x", time.Now().UnixNano())
 	id, secret := st.NewAccessKey(t, project)
-	f := newFixtureIn(t, st, project, id, secret, "restart", weatherTool())
+	f := newFixtureIn(t, st, project, id, secret, "restart", script(), weatherTool())
 	sid := newSessionID(t)
 	frames, err := f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("weather in Paris")}})
 	if err != nil {
