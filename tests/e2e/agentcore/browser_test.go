@@ -16,62 +16,6 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// harnessCall is one toolUse block of the stream with the toolResult block that answers it (matched by
-// toolUseId): the call's type, name, server and input, and the result's status and text.
-type harnessCall struct {
-	Type, Name, Server, Input string
-	Status, Result            string
-	HasResult                 bool
-}
-
-// harnessCalls pairs the stream's toolUse blocks with their toolResult blocks, in call order.
-func harnessCalls(frames []frame) []harnessCall {
-	var calls []harnessCall
-	byID := map[string]int{}
-	type open struct {
-		call   int
-		result bool
-	}
-	blocks := map[int32]open{}
-	for _, f := range frames {
-		switch v := f.Value.(type) {
-		case dptypes.HarnessMessageStartEvent:
-			blocks = map[int32]open{}
-		case dptypes.HarnessContentBlockStartEvent:
-			switch s := v.Start.(type) {
-			case *dptypes.HarnessContentBlockStartMemberToolUse:
-				byID[aws.ToString(s.Value.ToolUseId)] = len(calls)
-				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: len(calls)}
-				calls = append(calls, harnessCall{Type: string(s.Value.Type), Name: aws.ToString(s.Value.Name), Server: aws.ToString(s.Value.ServerName)})
-			case *dptypes.HarnessContentBlockStartMemberToolResult:
-				i, ok := byID[aws.ToString(s.Value.ToolUseId)]
-				if !ok {
-					i = len(calls)
-					calls = append(calls, harnessCall{Name: "?" + aws.ToString(s.Value.ToolUseId)})
-				}
-				calls[i].HasResult, calls[i].Status = true, string(s.Value.Status)
-				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: i, result: true}
-			}
-		case dptypes.HarnessContentBlockDeltaEvent:
-			b, ok := blocks[aws.ToInt32(v.ContentBlockIndex)]
-			if !ok {
-				continue
-			}
-			switch d := v.Delta.(type) {
-			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
-				calls[b.call].Input += aws.ToString(d.Value.Input)
-			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
-				for _, part := range d.Value {
-					if tx, ok := part.(*dptypes.HarnessToolResultBlockDeltaMemberText); ok {
-						calls[b.call].Result += tx.Value
-					}
-				}
-			}
-		}
-	}
-	return calls
-}
-
 // itemsAscending lists a Session's items through the Agents API, oldest first.
 func itemsAscending(t *testing.T, api *stack.Stack, sessionID string) []map[string]any {
 	t.Helper()
@@ -135,7 +79,7 @@ func TestTheBrowserFillsAFormAndReadsTheResult(t *testing.T) {
 		t.Fatalf("last stop %q; frames %s", got, shape(frames))
 	}
 
-	calls := harnessCalls(frames)
+	calls := toolCalls(frames)
 	wantResults := []*regexp.Regexp{
 		regexp.MustCompile(`^Loaded ` + regexp.QuoteMeta(url) + ` \(HTTP 200, title "Greeting form"\)\.$`),
 		regexp.MustCompile(`^Typed 12 characters into #name\.$`),

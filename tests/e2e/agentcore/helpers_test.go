@@ -243,6 +243,69 @@ func texts(frames []frame) string {
 	return b.String()
 }
 
+// toolCall is one toolUse block of a stream with the toolResult block that answers it (matched by toolUseId): the
+// toolUse block's id, type, name, serverName and assembled input, and the toolResult block's status and text. A
+// toolResult whose toolUse is not in the stream is a toolCall with only ID and the result.
+type toolCall struct {
+	ID, Type, Name, Server, Input string
+	Status, Result                string
+	HasResult                     bool
+}
+
+// toolCalls pairs the stream's toolUse blocks with their toolResult blocks, in call order; a block's deltas are
+// found by its block index within its message.
+func toolCalls(frames []frame) []toolCall {
+	var out []toolCall
+	byID := map[string]int{}
+	type open struct {
+		call   int
+		result bool
+	}
+	blocks := map[int32]open{} // block index of the current message → call
+	for _, f := range frames {
+		switch v := f.Value.(type) {
+		case dptypes.HarnessMessageStartEvent:
+			blocks = map[int32]open{}
+		case dptypes.HarnessContentBlockStartEvent:
+			switch s := v.Start.(type) {
+			case *dptypes.HarnessContentBlockStartMemberToolUse:
+				byID[aws.ToString(s.Value.ToolUseId)] = len(out)
+				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: len(out)}
+				out = append(out, toolCall{ID: aws.ToString(s.Value.ToolUseId), Type: string(s.Value.Type),
+					Name: aws.ToString(s.Value.Name), Server: aws.ToString(s.Value.ServerName)})
+			case *dptypes.HarnessContentBlockStartMemberToolResult:
+				i, ok := byID[aws.ToString(s.Value.ToolUseId)]
+				if !ok {
+					i = len(out)
+					out = append(out, toolCall{ID: aws.ToString(s.Value.ToolUseId)})
+				}
+				out[i].HasResult, out[i].Status = true, string(s.Value.Status)
+				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: i, result: true}
+			}
+		case dptypes.HarnessContentBlockDeltaEvent:
+			b, ok := blocks[aws.ToInt32(v.ContentBlockIndex)]
+			if !ok {
+				continue
+			}
+			switch d := v.Delta.(type) {
+			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
+				if !b.result {
+					out[b.call].Input += aws.ToString(d.Value.Input)
+				}
+			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
+				if b.result {
+					for _, part := range d.Value {
+						if tx, ok := part.(*dptypes.HarnessToolResultBlockDeltaMemberText); ok {
+							out[b.call].Result += tx.Value
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // toolUse is one handed-over call: its id, name, and its input assembled from the fragments of its block.
 type toolUse struct {
 	ID, Name, Input string
