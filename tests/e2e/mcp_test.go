@@ -6,13 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,47 +23,6 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// mcpProxy is a recording reverse proxy in front of an MCP server: it records each request's method and
-// Authorization header, and answers 503 while down.
-type mcpProxy struct {
-	URL  string
-	down atomic.Bool
-	mu   sync.Mutex
-	seen []string
-}
-
-func newMCPProxy(t *testing.T, target string) *mcpProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
-		FlushInterval: -1,
-	}
-	p := &mcpProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.seen = append(p.seen, r.Method+" "+r.Header.Get("Authorization"))
-		p.mu.Unlock()
-		if p.down.Load() {
-			http.Error(w, "down for the test", http.StatusServiceUnavailable)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL + u.Path
-	return p
-}
-
-func (p *mcpProxy) requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.seen...)
 }
 
 // mcpDecl is an HTTP MCP tool declaration.
@@ -299,7 +253,7 @@ func TestMCPRequiredServerFailureFailsTheTurnAndKeepsHistory(t *testing.T) {
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	proxy := newMCPProxy(t, server)
+	proxy := newRecordingProxy(t, server)
 	sid := newInlineSession(t, st, []any{mcpDecl("everything", proxy.URL, map[string]any{"required": true})}, nil, everythingScript(), nil)
 	rec := record(t, ctx, client, sid)
 
@@ -431,7 +385,7 @@ func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
-			proxy := newMCPProxy(t, server)
+			proxy := newRecordingProxy(t, server)
 			credURL := proxy.URL
 			if tc.explicit {
 				credURL = ""
@@ -460,11 +414,11 @@ func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 			}
 			reqs := proxy.requests()
 			if len(reqs) < 4 {
-				t.Fatalf("the proxy saw %d requests, want initialize, initialized, tools/list, tools/call…: %q", len(reqs), reqs)
+				t.Fatalf("the proxy saw %d requests, want initialize, initialized, tools/list, tools/call…: %+v", len(reqs), reqs)
 			}
 			for i, req := range reqs {
-				if !strings.HasSuffix(req, " Bearer "+token) {
-					t.Errorf("request %d (%s) lacks the bearer token", i, strings.Fields(req)[0])
+				if req.header.Get("Authorization") != "Bearer "+token {
+					t.Errorf("request %d (%s) lacks the bearer token", i, req.method)
 				}
 			}
 		})
