@@ -16,26 +16,8 @@ import (
 
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/workspace"
+	"github.com/baton-run/baton/shared/workspace/workspacetest"
 )
-
-// newWorkspace opens a fresh Session workspace and fails the test when bubblewrap cannot run here (`make test`
-// installs it, so its absence is a broken machine, not a reason to skip).
-func newWorkspace(t *testing.T, l workspace.Limits) *workspace.Workspace {
-	t.Helper()
-	m, err := workspace.NewManager(t.TempDir(), l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Mode() != workspace.ModeBubblewrap {
-		t.Fatalf("the builtin tool tests need bubblewrap: %s (install the Debian package bubblewrap; `make test` does as root)", m.Reason())
-	}
-	w, err := m.Open("sess-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w
-}
 
 func call(t *testing.T, tool harness.BuiltinTool, args string) harness.BuiltinResult {
 	t.Helper()
@@ -93,7 +75,7 @@ func compile(t *testing.T, def harness.Tool) *jsonschema.Schema {
 
 func TestDefinitionsCompileAndCheckArguments(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{CommandTimeout: 60 * time.Second})
+	w := workspacetest.Open(t, workspace.Limits{CommandTimeout: 60 * time.Second})
 	for _, tc := range []struct {
 		tool harness.BuiltinTool
 		args string
@@ -227,7 +209,7 @@ func TestFileOperations(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorkspace(t, workspace.Limits{})
+			w := workspacetest.Open(t, workspace.Limits{})
 			for p, content := range tc.files {
 				full := filepath.Join(w.Dir(), p)
 				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -266,7 +248,7 @@ func TestFileOperations(t *testing.T) {
 
 func TestFileOperationsRefusesAWriteOverTheWorkspaceLimit(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{MaxBytes: 100})
+	w := workspacetest.Open(t, workspace.Limits{MaxBytes: 100})
 	r := call(t, FileOperations(w), `{"command":"create","path":"big.txt","file_text":"`+strings.Repeat("x", 101)+`"}`)
 	if !r.IsError || r.Output != "Error: /workspace/big.txt was not written: the workspace would hold more than its limit of 100 bytes; delete files to make room." {
 		t.Fatalf("%+v", r)
@@ -281,7 +263,7 @@ func TestFileOperationsRefusesAWriteOverTheWorkspaceLimit(t *testing.T) {
 
 func TestFileOperationsViewIsCutAtTheOutputLimit(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{OutputBytes: 500})
+	w := workspacetest.Open(t, workspace.Limits{OutputBytes: 500})
 	if err := w.Root().WriteFile("long.txt", []byte(strings.Repeat("0123456789\n", 1000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +275,7 @@ func TestFileOperationsViewIsCutAtTheOutputLimit(t *testing.T) {
 
 func TestShellReportsExitCodeStdoutAndStderr(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	r := call(t, Shell(w), `{"command":"echo out; echo err >&2; pwd >&2; exit 3"}`)
 	want := harness.BuiltinResult{Output: "exit_code: 3\nstdout:\nout\nstderr:\nerr\n/workspace", Command: "echo out; echo err >&2; pwd >&2; exit 3",
 		Cwd: "/workspace", ExitCode: 3}
@@ -307,7 +289,7 @@ func TestShellReportsExitCodeStdoutAndStderr(t *testing.T) {
 
 func TestShellSeesFilesOfFileOperationsAcrossCalls(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	if r := call(t, FileOperations(w), `{"command":"create","path":"src/hello.sh","file_text":"echo hello from $(basename $PWD)\n"}`); r.IsError {
 		t.Fatal(r.Output)
 	}
@@ -326,7 +308,7 @@ func TestShellSeesFilesOfFileOperationsAcrossCalls(t *testing.T) {
 
 func TestShellTimeoutKillsTheCommand(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{CommandTimeout: 30 * time.Second})
+	w := workspacetest.Open(t, workspace.Limits{CommandTimeout: 30 * time.Second})
 	r := call(t, Shell(w), `{"command":"echo started; sleep 1000; echo never","timeout":1}`)
 	if !r.IsError || r.ExitCode != 137 || r.Output != "Error: the command was killed after 1s (time limit).\nexit_code: 137\nstdout:\nstarted" {
 		t.Fatalf("%+v", r)
@@ -335,7 +317,7 @@ func TestShellTimeoutKillsTheCommand(t *testing.T) {
 
 func TestShellTimeoutIsCappedAtTheLimit(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{CommandTimeout: time.Second})
+	w := workspacetest.Open(t, workspace.Limits{CommandTimeout: time.Second})
 	// The harness validates arguments against the schema (maximum 1); called directly, a larger value is capped.
 	r := call(t, Shell(w), `{"command":"sleep 1000","timeout":3600}`)
 	if !r.IsError || !strings.HasPrefix(r.Output, "Error: the command was killed after 1s (time limit).") {
@@ -345,7 +327,7 @@ func TestShellTimeoutIsCappedAtTheLimit(t *testing.T) {
 
 func TestShellOutputIsTruncatedWithAMarker(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	r := call(t, Shell(w), `{"command":"yes | head -c 10000000"}`)
 	if r.IsError || r.ExitCode != 0 || len(r.Output) > workspace.DefaultOutputBytes {
 		t.Fatalf("is_error %v, exit %d, %d bytes", r.IsError, r.ExitCode, len(r.Output))
@@ -358,7 +340,7 @@ func TestShellOutputIsTruncatedWithAMarker(t *testing.T) {
 
 func TestShellReportsAWorkspaceOverItsLimit(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{MaxBytes: 1000})
+	w := workspacetest.Open(t, workspace.Limits{MaxBytes: 1000})
 	r := call(t, Shell(w), `{"command":"head -c 2000 /dev/zero > big.bin; echo wrote"}`)
 	if !r.IsError || r.ExitCode != 0 || r.Output != "Error: the workspace would hold more than its limit of 1000 bytes; delete files to make room.\nexit_code: 0\nstdout:\nwrote" {
 		t.Fatalf("%+v", r)
@@ -370,7 +352,7 @@ func TestShellReportsAWorkspaceOverItsLimit(t *testing.T) {
 
 func TestShellMissingCommandIsAnErrorResult(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	if r := call(t, Shell(w), `{}`); !r.IsError || !strings.Contains(r.Output, "`command`") {
 		t.Fatalf("%+v", r)
 	}
@@ -378,7 +360,7 @@ func TestShellMissingCommandIsAnErrorResult(t *testing.T) {
 
 func TestToolsAreKeyedByTheHarnessNames(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	var names []string
 	for n, tool := range Tools(w) {
 		if tool.Definition().Name != n {

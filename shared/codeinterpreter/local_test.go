@@ -15,26 +15,8 @@ import (
 	"github.com/baton-run/baton/shared/builtintools"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/workspace"
+	"github.com/baton-run/baton/shared/workspace/workspacetest"
 )
-
-// newWorkspace opens a fresh Session workspace and fails the test when bubblewrap cannot run here (`make test`
-// installs it, so its absence is a broken machine, not a reason to skip).
-func newWorkspace(t *testing.T, l workspace.Limits) *workspace.Workspace {
-	t.Helper()
-	m, err := workspace.NewManager(t.TempDir(), l, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Mode() != workspace.ModeBubblewrap {
-		t.Fatalf("the code interpreter tests need bubblewrap: %s (install the Debian package bubblewrap; `make test` does as root)", m.Reason())
-	}
-	w, err := m.Open("sess-ci")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	return w
-}
 
 func run(t *testing.T, tool harness.BuiltinTool, args any) harness.BuiltinResult {
 	t.Helper()
@@ -80,7 +62,7 @@ func TestProgramsRunAndReportTheirOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWorkspace(t, workspace.Limits{})
+			w := workspacetest.Open(t, workspace.Limits{})
 			tool := Tool(Local(w))
 			if tc.name == "state does not persist between calls" {
 				run(t, tool, args{Code: "x = 1"})
@@ -96,7 +78,7 @@ func TestProgramsRunAndReportTheirOutput(t *testing.T) {
 
 func TestAProgramThatLoopsForeverIsKilledAtTheLimit(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{CommandTimeout: time.Second})
+	w := workspacetest.Open(t, workspace.Limits{CommandTimeout: time.Second})
 	for _, a := range []args{{Code: "print('start', flush=True)\nwhile True: pass"}, {Code: "console.log('start'); for (;;) {}", Language: "javascript"}} {
 		r := run(t, Tool(Local(w)), a)
 		if !r.IsError || r.ExitCode != 137 || r.Output != "Error: the program was killed at its time limit.\nexit_code: 137\nstdout:\nstart" {
@@ -107,7 +89,7 @@ func TestAProgramThatLoopsForeverIsKilledAtTheLimit(t *testing.T) {
 
 func TestFilesWrittenByAProgramAreReportedAndStayForTheShell(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	if err := w.Root().WriteFile("untouched.txt", []byte("same"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +111,7 @@ func TestFilesWrittenByAProgramAreReportedAndStayForTheShell(t *testing.T) {
 
 func TestProgramOutputIsBounded(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{OutputBytes: 4096})
+	w := workspacetest.Open(t, workspace.Limits{OutputBytes: 4096})
 	r := run(t, Tool(Local(w)), args{Code: "import sys\nsys.stdout.write('x' * 10_000_000)"})
 	if r.IsError || len(r.Output) > 4096 || !strings.Contains(r.Output, "bytes truncated]") {
 		t.Fatalf("%d bytes, ends %q", len(r.Output), r.Output[max(0, len(r.Output)-80):])
@@ -138,7 +120,7 @@ func TestProgramOutputIsBounded(t *testing.T) {
 
 func TestLocalRefusesUnknownLanguages(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{})
+	w := workspacetest.Open(t, workspace.Limits{})
 	for _, lang := range []string{"typescript", "ruby"} {
 		if _, err := Local(w).Execute(context.Background(), lang, "1"); !errors.Is(err, ErrUnsupportedLanguage) {
 			t.Errorf("%s: %v", lang, err)
@@ -190,7 +172,7 @@ func TestExecutionOutputListsAtMostMaxListedFiles(t *testing.T) {
 
 func TestAProgramThatFillsTheWorkspaceIsToldSo(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, workspace.Limits{MaxBytes: 1000})
+	w := workspacetest.Open(t, workspace.Limits{MaxBytes: 1000})
 	r := run(t, Tool(Local(w)), args{Code: "open('big.bin', 'wb').write(b'0' * 2000)"})
 	want := "exit_code: 0\nstderr:\n[workspace size limit exceeded: the workspace would hold more than its limit of 1000 bytes; " +
 		"delete files to make room]\nfiles created or changed:\nbig.bin"

@@ -28,48 +28,20 @@ func (r *Run) StartMCPCall(ctx context.Context, c MCPCall) (string, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	var id string
-	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		idx := t.OutputCount
-		t.OutputCount++
-		it := w.item("mcp", session.Item{Type: session.ItemMCPCall, TurnID: t.ID, CallID: c.CallID, ServerLabel: c.ServerLabel,
-			Name: c.Name, Arguments: args, Status: session.ItemInProgress})
-		it.OutputIndex = &idx
-		w.items[len(w.items)-1].Item = it
-		id = it.ID
-		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
-		return nil
-	})
-	if err == nil {
-		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
-	}
-	return id, err
+	return r.openOutputItem(ctx, "mcp", session.Item{Type: session.ItemMCPCall, CallID: c.CallID, ServerLabel: c.ServerLabel,
+		Name: c.Name, Arguments: args, Status: session.ItemInProgress})
 }
 
 // FinishMCPCall completes an mcp_call item opened by StartMCPCall in this run: status completed with output set
 // and error null, or, when failed, status failed with error set (output as observed, usually null); then its
 // item.done event. output and errValue are JSON values (empty = null).
 func (r *Run) FinishMCPCall(ctx context.Context, itemID string, output, errValue json.RawMessage, failed bool) error {
-	idx, ok := r.indexes[itemID]
-	if !ok {
-		return fmt.Errorf("finish mcp call: item %s is not open in this run", itemID)
-	}
-	var item session.Item
-	for _, it := range r.History {
-		if it.ID == itemID {
-			item = it
-		}
-	}
-	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		it := item
+	return r.closeOutputItem(ctx, "finish mcp call", itemID, func(it *session.Item) {
 		it.Status = session.ItemCompleted
 		if failed {
 			it.Status = session.ItemFailed
 		}
 		it.Output, it.Error = output, errValue
-		w.replace(it)
-		w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
-		return nil
 	})
 }
 
@@ -104,12 +76,43 @@ func (r *Run) StartToolExecution(ctx context.Context, c ToolExecution) (string, 
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	return r.openOutputItem(ctx, "cmd", session.Item{Type: session.ItemCommandExecution, CallID: c.CallID, Name: c.Name,
+		Arguments: args, Command: c.Command, Cwd: c.Cwd, Output: json.RawMessage(`""`), Status: session.ItemInProgress})
+}
+
+// FinishToolExecution completes a command_execution item opened by StartToolExecution in this run: status
+// completed (failed when res.Failed) with the output, exit code and duration; then its item.done event.
+func (r *Run) FinishToolExecution(ctx context.Context, itemID string, res ToolExecutionResult) error {
+	out, err := json.Marshal(res.Output)
+	if err != nil {
+		return fmt.Errorf("finish tool execution: %w", err)
+	}
+	return r.closeOutputItem(ctx, "finish tool execution", itemID, func(it *session.Item) {
+		it.Status = session.ItemCompleted
+		if res.Failed {
+			it.Status = session.ItemFailed
+		}
+		it.Output, it.ExitCode, it.DurationMs = out, res.ExitCode, res.DurationMs
+		if res.Command != "" {
+			it.Command = res.Command
+		}
+		if res.Cwd != "" {
+			it.Cwd = res.Cwd
+		}
+	})
+}
+
+// openOutputItem appends item, with its id prefixed by prefix, as the running turn's next output item (TurnID and
+// output_index set here) and its item.added event, and remembers its output_index for closeOutputItem. Returns the
+// item id. Fails with ErrTurnNotRunnable once the turn was cancelled or ended.
+func (r *Run) openOutputItem(ctx context.Context, prefix string, item session.Item) (string, error) {
 	var id string
 	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 		idx := t.OutputCount
 		t.OutputCount++
-		it := w.item("cmd", session.Item{Type: session.ItemCommandExecution, TurnID: t.ID, CallID: c.CallID, Name: c.Name,
-			Arguments: args, Command: c.Command, Cwd: c.Cwd, Output: json.RawMessage(`""`), Status: session.ItemInProgress})
+		it := item
+		it.TurnID = t.ID
+		it = w.item(prefix, it)
 		it.OutputIndex = &idx
 		w.items[len(w.items)-1].Item = it
 		id = it.ID
@@ -122,12 +125,12 @@ func (r *Run) StartToolExecution(ctx context.Context, c ToolExecution) (string, 
 	return id, err
 }
 
-// FinishToolExecution completes a command_execution item opened by StartToolExecution in this run: status
-// completed (failed when res.Failed) with the output, exit code and duration; then its item.done event.
-func (r *Run) FinishToolExecution(ctx context.Context, itemID string, res ToolExecutionResult) error {
+// closeOutputItem replaces the output item itemID, opened by openOutputItem in this run, with finish applied to it,
+// and emits its item.done event. An item not open in this run is an error naming op.
+func (r *Run) closeOutputItem(ctx context.Context, op, itemID string, finish func(it *session.Item)) error {
 	idx, ok := r.indexes[itemID]
 	if !ok {
-		return fmt.Errorf("finish tool execution: item %s is not open in this run", itemID)
+		return fmt.Errorf("%s: item %s is not open in this run", op, itemID)
 	}
 	var item session.Item
 	for _, it := range r.History {
@@ -135,23 +138,9 @@ func (r *Run) FinishToolExecution(ctx context.Context, itemID string, res ToolEx
 			item = it
 		}
 	}
-	out, err := json.Marshal(res.Output)
-	if err != nil {
-		return fmt.Errorf("finish tool execution: %w", err)
-	}
 	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 		it := item
-		it.Status = session.ItemCompleted
-		if res.Failed {
-			it.Status = session.ItemFailed
-		}
-		it.Output, it.ExitCode, it.DurationMs = out, res.ExitCode, res.DurationMs
-		if res.Command != "" {
-			it.Command = res.Command
-		}
-		if res.Cwd != "" {
-			it.Cwd = res.Cwd
-		}
+		finish(&it)
 		w.replace(it)
 		w.event(session.EventItemDone, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
 		return nil

@@ -13,6 +13,8 @@ import (
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/workspace"
+	"github.com/baton-run/baton/shared/workspace/workspacetest"
 )
 
 // stepModel answers each request with the next scripted response (calls, or a final text) and records the
@@ -89,7 +91,7 @@ func call(name, args string) harness.Part {
 // workspace and journals each as a command_execution item.
 func TestTheHarnessRunsTheHostsToolsInOneWorkspace(t *testing.T) {
 	t.Parallel()
-	m := newManager(t)
+	m := workspacetest.NewManager(t, workspace.Limits{})
 	cfg := config(true, `{"type":"agentcore_code_interpreter","name":"code"}`)
 	cfg.Model = "m"
 	tools, release, err := New(m, nil).Tools(context.Background(), "sess-h", cfg)

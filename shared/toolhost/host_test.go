@@ -16,21 +16,10 @@ import (
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/runtime"
 	"github.com/baton-run/baton/shared/workspace"
+	"github.com/baton-run/baton/shared/workspace/workspacetest"
 )
 
 var _ runtime.ToolHost = (*Host)(nil)
-
-func newManager(t *testing.T) *workspace.Manager {
-	t.Helper()
-	m, err := workspace.NewManager(t.TempDir(), workspace.Limits{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Mode() != workspace.ModeBubblewrap {
-		t.Fatalf("the tool host tests need bubblewrap: %s (install the Debian package bubblewrap; `make test` does as root)", m.Reason())
-	}
-	return m
-}
 
 func keys(m map[string]harness.BuiltinTool) []string {
 	var out []string
@@ -51,7 +40,7 @@ func config(builtin bool, tools ...string) agent.Config {
 
 func TestToolsOfASessionShareItsWorkspace(t *testing.T) {
 	t.Parallel()
-	m := newManager(t)
+	m := workspacetest.NewManager(t, workspace.Limits{})
 	h := New(m, nil)
 	tools, release, err := h.Tools(context.Background(), "sess-1", config(true, `{"type":"agentcore_code_interpreter","name":"code"}`,
 		`{"type":"function","name":"f"}`))
@@ -83,7 +72,7 @@ func TestToolsOfASessionShareItsWorkspace(t *testing.T) {
 
 func TestAConfigurationWithoutBuiltinToolsOpensNoWorkspace(t *testing.T) {
 	t.Parallel()
-	m := newManager(t)
+	m := workspacetest.NewManager(t, workspace.Limits{})
 	tools, release, err := New(m, nil).Tools(context.Background(), "sess-1", config(false, `{"type":"function","name":"f"}`))
 	if err != nil || len(tools) != 0 {
 		t.Fatalf("%v %v", keys(tools), err)
@@ -104,7 +93,7 @@ func (c closer) Close(context.Context) error { *c.closed++; return nil }
 
 func TestAFactoryErrorClosesWhatWasMade(t *testing.T) {
 	t.Parallel()
-	m := newManager(t)
+	m := workspacetest.NewManager(t, workspace.Limits{})
 	closed := 0
 	boom := errors.New("no interpreter")
 	h := New(m, func(_ context.Context, _ string, d agent.HostedTool, ws *workspace.Workspace) (codeinterpreter.Provider, error) {
@@ -122,7 +111,7 @@ func TestAFactoryErrorClosesWhatWasMade(t *testing.T) {
 
 func TestCapabilitiesOnThisMachine(t *testing.T) {
 	t.Parallel()
-	got := New(newManager(t), nil).Capabilities()
+	got := New(workspacetest.NewManager(t, workspace.Limits{}), nil).Capabilities()
 	if diff := cmp.Diff([]string{profile.CapBuiltinTools, profile.CapCodeInterpreter}, got); diff != "" {
 		t.Fatal(diff)
 	}

@@ -6,87 +6,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/openai/openai-go/v3"
 
 	"github.com/baton-run/baton/tests/stack"
 )
-
-// everything is the npm MCP server @modelcontextprotocol/server-everything (installed by `make tools`), started
-// once per test binary with `PORT=<free> node …/dist/index.js streamableHttp` (endpoint /mcp).
-var everything struct {
-	once sync.Once
-	url  string
-	err  error
-}
-
-// everythingURL returns the server's MCP endpoint, starting it on first use. Without node or the package the test
-// is skipped, or fails under CI=true. The process is killed when the test binary's TestMain ends (its process
-// group, via stack.Main's exit) or, at the latest, with the binary: it runs with Pdeathsig.
-func everythingURL(t *testing.T) string {
-	t.Helper()
-	everything.once.Do(func() { everything.url, everything.err = startEverything() })
-	if everything.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MCP server server-everything: %v — under CI=true a missing server fails the run", everything.err)
-		}
-		t.Skipf("MCP server server-everything unavailable: %v (run `make tools`)", everything.err)
-	}
-	return everything.url
-}
-
-func startEverything() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	entry := filepath.Join(root, "tools", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		return "", fmt.Errorf("%s: %w", entry, err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", err
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(node, entry, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go func() { _ = cmd.Wait() }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = c.Close()
-			return "http://" + addr + "/mcp", nil
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return "", fmt.Errorf("server-everything did not listen on %s within 30s", addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -95,47 +23,6 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// mcpProxy is a recording reverse proxy in front of an MCP server: it records each request's method and
-// Authorization header, and answers 503 while down.
-type mcpProxy struct {
-	URL  string
-	down atomic.Bool
-	mu   sync.Mutex
-	seen []string
-}
-
-func newMCPProxy(t *testing.T, target string) *mcpProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) },
-		FlushInterval: -1,
-	}
-	p := &mcpProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.seen = append(p.seen, r.Method+" "+r.Header.Get("Authorization"))
-		p.mu.Unlock()
-		if p.down.Load() {
-			http.Error(w, "down for the test", http.StatusServiceUnavailable)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL + u.Path
-	return p
-}
-
-func (p *mcpProxy) requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.seen...)
 }
 
 // mcpDecl is an HTTP MCP tool declaration.
@@ -230,7 +117,7 @@ func everythingScript() map[string]any {
 
 func TestMCPEverythingListsAndCallsEchoAndGetSum(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -331,7 +218,7 @@ func TestMCPEverythingListsAndCallsEchoAndGetSum(t *testing.T) {
 
 func TestMCPAllowedToolsFilter(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	tests := []struct {
 		name    string
@@ -362,11 +249,11 @@ func TestMCPAllowedToolsFilter(t *testing.T) {
 
 func TestMCPRequiredServerFailureFailsTheTurnAndKeepsHistory(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	proxy := newMCPProxy(t, server)
+	proxy := newRecordingProxy(t, server)
 	sid := newInlineSession(t, st, []any{mcpDecl("everything", proxy.URL, map[string]any{"required": true})}, nil, everythingScript(), nil)
 	rec := record(t, ctx, client, sid)
 
@@ -421,7 +308,7 @@ func TestMCPRequiredServerFailureFailsTheTurnAndKeepsHistory(t *testing.T) {
 
 func TestMCPOptionalServerFailureLeavesItsToolsOut(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -483,7 +370,7 @@ func createBearerCredential(t *testing.T, st *stack.Stack, token, serverURL stri
 
 func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	const token = "baton-test-token.AbC~123"
 	tests := []struct {
@@ -498,7 +385,7 @@ func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
-			proxy := newMCPProxy(t, server)
+			proxy := newRecordingProxy(t, server)
 			credURL := proxy.URL
 			if tc.explicit {
 				credURL = ""
@@ -527,11 +414,11 @@ func TestMCPBearerAuthIsSentOnEveryRequest(t *testing.T) {
 			}
 			reqs := proxy.requests()
 			if len(reqs) < 4 {
-				t.Fatalf("the proxy saw %d requests, want initialize, initialized, tools/list, tools/call…: %q", len(reqs), reqs)
+				t.Fatalf("the proxy saw %d requests, want initialize, initialized, tools/list, tools/call…: %+v", len(reqs), reqs)
 			}
 			for i, req := range reqs {
-				if !strings.HasSuffix(req, " Bearer "+token) {
-					t.Errorf("request %d (%s) lacks the bearer token", i, strings.Fields(req)[0])
+				if req.header.Get("Authorization") != "Bearer "+token {
+					t.Errorf("request %d (%s) lacks the bearer token", i, req.method)
 				}
 			}
 		})

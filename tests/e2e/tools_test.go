@@ -23,6 +23,7 @@ import (
 	"github.com/baton-run/baton/shared/harness/mcp"
 	"github.com/baton-run/baton/shared/harness/scripted"
 	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/tests/stack"
 )
 
 // recordingProxy is a reverse proxy in front of an MCP server that records every request's headers and body,
@@ -104,7 +105,7 @@ func itemsOfType(events []wireEvent, typ, event string) []wireItem {
 // without a required action (docs/tools.md "Calls of tools that were not offered").
 func TestUnofferedToolCallsGetAnErrorResultAndTheLoopGoesOn(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	lookup := map[string]any{"type": "function", "name": "lookup", "description": "Look up", "parameters": map[string]any{"type": "object"}}
 	later := map[string]any{"type": "function", "name": "later", "description": "Deferred", "parameters": map[string]any{"type": "object"}, "defer_loading": true}
@@ -194,7 +195,7 @@ func TestUnofferedToolCallsGetAnErrorResultAndTheLoopGoesOn(t *testing.T) {
 // tool's input schema are not forwarded.
 func TestMCPArgumentsReachTheServerByteForByte(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -245,7 +246,7 @@ func TestMCPArgumentsReachTheServerByteForByte(t *testing.T) {
 // function_call, and C runs only after B's tool result (docs/tools.md "Order of tool calls").
 func TestToolOrderMCPInlineMCP(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	st, client := stackClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -349,7 +350,7 @@ func (v mapVault) ResolveAPIKey(_ context.Context, arn string) (string, error) {
 // item. (The Agents API does not admit MCP headers; the AgentCore front door sets them.)
 func TestMCPHeadersAndVaultReferencesReachEveryRequest(t *testing.T) {
 	t.Parallel()
-	server := everythingURL(t)
+	server := stack.Everything(t)
 	proxy := newRecordingProxy(t, server)
 	const arn = "arn:aws:bedrock-agentcore:us-east-1:123456789012:token-vault/default/apikeycredentialprovider/everything-key"
 	const key = "ek-0f9e8d7c6b5a"

@@ -1,7 +1,6 @@
 package anthropic_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/anthropic"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/session"
 )
 
@@ -88,26 +88,6 @@ func (f *fakeAnthropic) model(t *testing.T) harness.Model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func collect(t *testing.T, m harness.Model, req harness.Request) ([]harness.Part, error) {
-	t.Helper()
-	st, err := m.Stream(context.Background(), req)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	var parts []harness.Part
-	for {
-		p, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			return parts, nil
-		}
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, p)
-	}
 }
 
 func text(s string) harness.Part { return harness.Part{Kind: harness.PartText, Text: s} }
@@ -285,7 +265,7 @@ func TestStream(t *testing.T) {
 			t.Parallel()
 			f := newFake(t)
 			f.events, f.status, f.errType, f.errMsg = tc.events, tc.status, tc.errType, tc.errMsg
-			got, err := collect(t, f.model(t), tc.req)
+			got, err := modeltest.Collect(t, f.model(t), tc.req)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("parts (-want +got):\n%s", diff)
 			}

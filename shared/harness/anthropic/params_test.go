@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-run/baton/shared/harness"
-	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 )
 
 // TestStreamSendsTheLimitsAndSamplingParameters checks max_tokens, temperature and top_p on the wire and that a
@@ -16,14 +16,11 @@ func TestStreamSendsTheLimitsAndSamplingParameters(t *testing.T) {
 	f := newFake(t)
 	f.events = []sse{messageStart, textStart(0), textDelta(0, "Trunc"), blockStop(0), toolStart(1, "toolu_1", "get_weather"),
 		jsonDelta(1, `{"ci`), messageDelta("max_tokens"), messageStop}
-	req := userRequest("Hello")
-	temp, topP := 0.25, 0.5
-	req.MaxOutputTokens, req.Temperature, req.TopP = 9, &temp, &topP
-	got, err := collect(t, f.model(t), req)
+	got, err := modeltest.Collect(t, f.model(t), modeltest.Limited(userRequest("Hello")))
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := []harness.Part{text("Trunc"), usage(30, 15), {Kind: harness.PartStop, Stop: session.StopMaxTokens}}
+	want := []harness.Part{text("Trunc"), usage(30, 15), modeltest.StopMaxTokens}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parts (-want +got):\n%s", diff)
 	}

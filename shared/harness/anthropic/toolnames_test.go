@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 )
 
 // anthropicToolName is the Messages API's rule for tool names: ^[a-zA-Z0-9_-]{1,64}$.
@@ -41,7 +42,7 @@ func TestMCPToolNamesOnTheAnthropicWire(t *testing.T) {
 		Tools: []harness.Tool{{Name: awkward, Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: long, Parameters: json.RawMessage(`{"type":"object"}`)}}}
 	f := newFake(t)
 	f.events = []sse{messageStart, toolStart(0, "toolu_9", long), jsonDelta(0, `{}`), blockStop(0), messageDelta("tool_use"), messageStop}
-	parts, err := collect(t, f.model(t), req)
+	parts, err := modeltest.Collect(t, f.model(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}

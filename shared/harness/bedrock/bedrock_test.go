@@ -19,6 +19,7 @@ import (
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/bedrock"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/session"
 )
 
@@ -109,26 +110,6 @@ func (f *fakeBedrock) model(t *testing.T) harness.Model {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func collect(t *testing.T, m harness.Model, req harness.Request) ([]harness.Part, error) {
-	t.Helper()
-	st, err := m.Stream(context.Background(), req)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	var parts []harness.Part
-	for {
-		p, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			return parts, nil
-		}
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, p)
-	}
 }
 
 func text(s string) harness.Part { return harness.Part{Kind: harness.PartText, Text: s} }
@@ -294,7 +275,7 @@ func TestStream(t *testing.T) {
 			t.Parallel()
 			f := newFake(t)
 			f.frames, f.status, f.errTyp = tc.frames, tc.status, tc.errType
-			got, err := collect(t, f.model(t), tc.req)
+			got, err := modeltest.Collect(t, f.model(t), tc.req)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("parts (-want +got):\n%s", diff)
 			}

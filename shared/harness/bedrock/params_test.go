@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-run/baton/shared/harness"
-	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 )
 
 // TestStreamSendsTheLimitsAndSamplingParameters checks inferenceConfig on the wire and that a response cut at
@@ -16,14 +16,11 @@ func TestStreamSendsTheLimitsAndSamplingParameters(t *testing.T) {
 	f := newFake(t)
 	f.frames = []frame{ev("messageStart", start), textDelta(0, "Trunc"), blockStop(0),
 		toolStart(1, "tu_1", "get_weather"), toolDelta(1, `{"ci`), stop("max_tokens"), ev("metadata", metadata)}
-	req := userRequest("Hello")
-	temp, topP := 0.25, 0.5
-	req.MaxOutputTokens, req.Temperature, req.TopP = 9, &temp, &topP
-	got, err := collect(t, f.model(t), req)
+	got, err := modeltest.Collect(t, f.model(t), modeltest.Limited(userRequest("Hello")))
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := []harness.Part{text("Trunc"), usage(21, 9), {Kind: harness.PartStop, Stop: session.StopMaxTokens}}
+	want := []harness.Part{text("Trunc"), usage(21, 9), modeltest.StopMaxTokens}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parts (-want +got):\n%s", diff)
 	}
@@ -38,7 +35,7 @@ func TestStreamWithoutParametersSendsNoInferenceConfig(t *testing.T) {
 	t.Parallel()
 	f := newFake(t)
 	f.frames = []frame{ev("messageStart", start), textDelta(0, "Hi"), blockStop(0), stop("end_turn"), ev("metadata", metadata)}
-	if _, err := collect(t, f.model(t), userRequest("Hello")); err != nil {
+	if _, err := modeltest.Collect(t, f.model(t), userRequest("Hello")); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
 	f.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 )
 
 // converseToolName is Bedrock Converse's rule for toolSpec and toolUse names: [a-zA-Z0-9_-]+, 1–64 characters.
@@ -41,7 +42,7 @@ func TestMCPToolNamesOnTheBedrockWire(t *testing.T) {
 		Tools: []harness.Tool{{Name: awkward, Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: long, Parameters: json.RawMessage(`{"type":"object"}`)}}}
 	f := newFake(t)
 	f.frames = []frame{ev("messageStart", start), toolStart(0, "tooluse_9", long), toolDelta(0, `{}`), blockStop(0), stop("tool_use"), ev("metadata", metadata)}
-	parts, err := collect(t, f.model(t), req)
+	parts, err := modeltest.Collect(t, f.model(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}

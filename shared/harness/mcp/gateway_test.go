@@ -18,8 +18,6 @@ import (
 	"github.com/baton-run/baton/shared/gateway"
 	"github.com/baton-run/baton/shared/harness"
 	"github.com/baton-run/baton/shared/harness/mcp"
-	"github.com/baton-run/baton/shared/harness/scripted"
-	"github.com/baton-run/baton/shared/session"
 )
 
 const (
@@ -224,16 +222,9 @@ func TestHarnessRunsAGatewaysToolsThroughTheSigningConnector(t *testing.T) {
 		wantOps []string
 	}{
 		{
-			name:  "the gateway's tools are called under the declared name, every request signed",
-			input: "add please",
-			wantOps: []string{
-				`mcp_call calc add {"a":2,"b":40}`,
-				`mcp_done completed output={"sum":42} error=`,
-				`mcp_call calc echo {"message":"{\"sum\":42}"}`,
-				`mcp_done completed output="Echo: {\"sum\":42}" error=`,
-				"message final_answer",
-				`text done: [calc__add {"sum":42} false][calc__echo Echo: {"sum":42} false]`,
-			},
+			name:    "the gateway's tools are called under the declared name, every request signed",
+			input:   "add please",
+			wantOps: addThenEchoOps,
 		},
 		{
 			name:    "allowedTools selects a gateway tool as @<name>/<tool>",
@@ -249,22 +240,14 @@ func TestHarnessRunsAGatewaysToolsThroughTheSigningConnector(t *testing.T) {
 			if tc.allowed != nil {
 				cfg.Controls = &agent.Controls{AllowedTools: tc.allowed}
 			}
-			model, err := scripted.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			j := &journal{}
-			hist := []session.Item{{Type: session.ItemMessage, Role: "user", Status: session.ItemCompleted,
-				Content: []session.ContentPart{{Type: "input_text", Text: tc.input}}}}
-			out, err := harness.Run(t.Context(), harness.Job{TurnID: "turn_g", Config: cfg, History: hist, Journal: j,
-				MCP: gatewayConnector(gs.URL)}, model)
+			out, ops, err := runOn(t, gatewayConnector(gs.URL), cfg, tc.input)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if out.Status != "completed" {
 				t.Errorf("outcome %+v", out)
 			}
-			if d := cmp.Diff(tc.wantOps, j.ops); d != "" {
+			if d := cmp.Diff(tc.wantOps, ops); d != "" {
 				t.Errorf("journal (-want +got):\n%s", d)
 			}
 		})

@@ -125,6 +125,17 @@ const script = `{
   ]
 }`
 
+// addThenEchoOps is the journal of the script's "add please" against the calc server: add, then echo of its
+// output, then the final answer reading both results.
+var addThenEchoOps = []string{
+	`mcp_call calc add {"a":2,"b":40}`,
+	`mcp_done completed output={"sum":42} error=`,
+	`mcp_call calc echo {"message":"{\"sum\":42}"}`,
+	`mcp_done completed output="Echo: {\"sum\":42}" error=`,
+	"message final_answer",
+	`text done: [calc__add {"sum":42} false][calc__echo Echo: {"sum":42} false]`,
+}
+
 func mcpConfig(tools ...string) agent.Config {
 	cfg := agent.Config{Model: "scripted", XBaton: &agent.Extension{Script: json.RawMessage(script)},
 		Tools: []json.RawMessage{json.RawMessage(`{"type":"function","name":"lookup","description":"Look up","parameters":{"type":"object"}}`)}}
@@ -138,7 +149,15 @@ func mcpTool(label, url, extra string) string {
 	return fmt.Sprintf(`{"type":"mcp","server_label":%q,"transport":{"type":"http","server_url":%q,"headers":{}}%s}`, label, url, extra)
 }
 
+// run is runOn with a Connector of the plain MCP transport.
 func run(t *testing.T, cfg agent.Config, text string) (harness.Outcome, []string, error) {
+	t.Helper()
+	return runOn(t, &mcp.Connector{}, cfg, text)
+}
+
+// runOn runs the harness on cfg's scripted model for one user message text, connecting MCP servers with c; it
+// returns the outcome, what the harness journaled (journal.ops) and the run's error.
+func runOn(t *testing.T, c *mcp.Connector, cfg agent.Config, text string) (harness.Outcome, []string, error) {
 	t.Helper()
 	model, err := scripted.New(cfg)
 	if err != nil {
@@ -148,7 +167,7 @@ func run(t *testing.T, cfg agent.Config, text string) (harness.Outcome, []string
 	hist := []session.Item{{Type: session.ItemMessage, Role: "user", Status: session.ItemCompleted,
 		Content: []session.ContentPart{{Type: "input_text", Text: text}}}}
 	out, err := harness.Run(context.Background(), harness.Job{TurnID: "turn_t", Config: cfg, History: hist, Journal: j,
-		MCP: &mcp.Connector{}}, model)
+		MCP: c}, model)
 	return out, j.ops, err
 }
 
@@ -165,18 +184,11 @@ func TestHarnessRunsMCPToolsAgainstAGoSDKServer(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name:  "two MCP steps in one activity task, structured content then joined text, then the final answer",
-			cfg:   mcpConfig(mcpTool("calc", srv.URL, "")),
-			input: "add please",
-			want:  harness.Outcome{Status: "completed"},
-			wantOps: []string{
-				`mcp_call calc add {"a":2,"b":40}`,
-				`mcp_done completed output={"sum":42} error=`,
-				`mcp_call calc echo {"message":"{\"sum\":42}"}`,
-				`mcp_done completed output="Echo: {\"sum\":42}" error=`,
-				"message final_answer",
-				`text done: [calc__add {"sum":42} false][calc__echo Echo: {"sum":42} false]`,
-			},
+			name:    "two MCP steps in one activity task, structured content then joined text, then the final answer",
+			cfg:     mcpConfig(mcpTool("calc", srv.URL, "")),
+			input:   "add please",
+			want:    harness.Outcome{Status: "completed"},
+			wantOps: addThenEchoOps,
 		},
 		{
 			name:  "an MCP call and a function call in one response: the MCP call runs, the function parks the turn",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/harness/openai"
 )
 
@@ -41,7 +42,7 @@ func TestTheRuntimeKeyOnlyGoesToTheRuntimeEndpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := collect(t, m, userRequest("hi")); err != nil {
+			if _, err := modeltest.Collect(t, m, userRequest("hi")); err != nil {
 				t.Fatalf("stream: %v", err)
 			}
 			c.server.mu.Lock()

@@ -1,7 +1,6 @@
 package openai_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/baton-run/baton/shared/agent"
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/harness/openai"
 	"github.com/baton-run/baton/shared/session"
 )
@@ -83,26 +83,6 @@ func (f *fakeOpenAI) model(t *testing.T, protocol string) harness.Model {
 	return m
 }
 
-func collect(t *testing.T, m harness.Model, req harness.Request) ([]harness.Part, error) {
-	t.Helper()
-	st, err := m.Stream(context.Background(), req)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	var parts []harness.Part
-	for {
-		p, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			return parts, nil
-		}
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, p)
-	}
-}
-
 func text(s, phase string) harness.Part {
 	return harness.Part{Kind: harness.PartText, Text: s, Phase: phase}
 }
@@ -156,7 +136,7 @@ func run(t *testing.T, protocol, path string, tests []providerCase) {
 			t.Parallel()
 			f := newFake(t)
 			f.events, f.status, f.errMsg = tc.events, tc.status, tc.errMsg
-			got, err := collect(t, f.model(t, protocol), tc.req)
+			got, err := modeltest.Collect(t, f.model(t, protocol), tc.req)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("parts (-want +got):\n%s", diff)
 			}
@@ -498,7 +478,7 @@ func TestRuntimeDefaultKeyIsUsedWhenTheSessionHasNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := collect(t, m, userRequest("hi")); err != nil {
+	if _, err := modeltest.Collect(t, m, userRequest("hi")); err != nil {
 		t.Fatal(err)
 	}
 	f.mu.Lock()

@@ -4,29 +4,19 @@ import (
 	"testing"
 
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/harness/openai"
-	"github.com/baton-run/baton/shared/session"
 )
-
-// limited is a request with an output limit and sampling parameters.
-func limited(s string) harness.Request {
-	req := userRequest(s)
-	temp, topP := 0.25, 0.5
-	req.MaxOutputTokens, req.Temperature, req.TopP = 9, &temp, &topP
-	return req
-}
-
-var stopMaxTokens = harness.Part{Kind: harness.PartStop, Stop: session.StopMaxTokens}
 
 func TestChatSendsTheLimitsAndSamplingParameters(t *testing.T) {
 	t.Parallel()
 	run(t, openai.ProtocolChat, "/v1/chat/completions", []providerCase{
 		{
 			name: "the parameters are on the wire and a response cut at the limit ends with a max_tokens stop",
-			req:  limited("Hello"),
+			req:  modeltest.Limited(userRequest("Hello")),
 			events: []sse{roleChunk, content("Trunc"), toolCallStart(0, "call_1", "get_weather"), toolArgs(0, `{"ci`),
 				finish("length"), usageChunk, done},
-			want:     []harness.Part{text("Trunc", ""), usage(31, 7), stopMaxTokens},
+			want:     []harness.Part{text("Trunc", ""), usage(31, 7), modeltest.StopMaxTokens},
 			wantBody: `{"max_completion_tokens": 9, "temperature": 0.25, "top_p": 0.5}`,
 		},
 		{
@@ -46,9 +36,9 @@ func TestResponsesSendsTheLimitsAndSamplingParameters(t *testing.T) {
 	run(t, openai.ProtocolResponses, "/v1/responses", []providerCase{
 		{
 			name:     "the parameters are on the wire and a response cut at the limit ends with a max_tokens stop",
-			req:      limited("Hello"),
+			req:      modeltest.Limited(userRequest("Hello")),
 			events:   []sse{created, msgAdded(0, "msg_1", ""), textDelta(0, "msg_1", "Trunc"), incomplete},
-			want:     []harness.Part{text("Trunc", ""), usage(31, 9), stopMaxTokens},
+			want:     []harness.Part{text("Trunc", ""), usage(31, 9), modeltest.StopMaxTokens},
 			wantBody: `{"max_output_tokens": 9, "temperature": 0.25, "top_p": 0.5}`,
 		},
 		{

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-run/baton/shared/harness"
+	"github.com/baton-run/baton/shared/harness/internal/modeltest"
 	"github.com/baton-run/baton/shared/harness/openai"
 )
 
@@ -65,7 +66,7 @@ func TestMCPToolNamesOnTheOpenAIWire(t *testing.T) {
 			req, mapped := mcpNamesRequest()
 			f := newFake(t)
 			f.events = tc.events(mapped[1])
-			parts, err := collect(t, f.model(t, tc.protocol), req)
+			parts, err := modeltest.Collect(t, f.model(t, tc.protocol), req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,107 +1,20 @@
 package agentcore_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
-	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
-	cpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/document"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 
 	"github.com/baton-run/baton/tests/stack"
 )
-
-// newScriptedFixture is newFixture on st with a script of the test's own (docs/scripted-model.md) instead of the
-// package's script().
-func newScriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
-	t.Helper()
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
-	out, err := f.control.CreateHarness(ctx, &cp.CreateHarnessInput{
-		HarnessName:      aws.String("h_" + name),
-		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
-		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
-		Tools: tools,
-	})
-	if err != nil {
-		t.Fatalf("CreateHarness: %v", err)
-	}
-	f.arn = aws.ToString(out.Harness.Arn)
-	return f
-}
-
-// harnessCall is one toolUse block of the stream with the toolResult block that answers it (matched by
-// toolUseId): the call's type, name, server and input, and the result's status and text.
-type harnessCall struct {
-	Type, Name, Server, Input string
-	Status, Result            string
-	HasResult                 bool
-}
-
-// harnessCalls pairs the stream's toolUse blocks with their toolResult blocks, in call order.
-func harnessCalls(frames []frame) []harnessCall {
-	var calls []harnessCall
-	byID := map[string]int{}
-	type open struct {
-		call   int
-		result bool
-	}
-	blocks := map[int32]open{}
-	for _, f := range frames {
-		switch v := f.Value.(type) {
-		case dptypes.HarnessMessageStartEvent:
-			blocks = map[int32]open{}
-		case dptypes.HarnessContentBlockStartEvent:
-			switch s := v.Start.(type) {
-			case *dptypes.HarnessContentBlockStartMemberToolUse:
-				byID[aws.ToString(s.Value.ToolUseId)] = len(calls)
-				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: len(calls)}
-				calls = append(calls, harnessCall{Type: string(s.Value.Type), Name: aws.ToString(s.Value.Name), Server: aws.ToString(s.Value.ServerName)})
-			case *dptypes.HarnessContentBlockStartMemberToolResult:
-				i, ok := byID[aws.ToString(s.Value.ToolUseId)]
-				if !ok {
-					i = len(calls)
-					calls = append(calls, harnessCall{Name: "?" + aws.ToString(s.Value.ToolUseId)})
-				}
-				calls[i].HasResult, calls[i].Status = true, string(s.Value.Status)
-				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: i, result: true}
-			}
-		case dptypes.HarnessContentBlockDeltaEvent:
-			b, ok := blocks[aws.ToInt32(v.ContentBlockIndex)]
-			if !ok {
-				continue
-			}
-			switch d := v.Delta.(type) {
-			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
-				calls[b.call].Input += aws.ToString(d.Value.Input)
-			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
-				for _, part := range d.Value {
-					if tx, ok := part.(*dptypes.HarnessToolResultBlockDeltaMemberText); ok {
-						calls[b.call].Result += tx.Value
-					}
-				}
-			}
-		}
-	}
-	return calls
-}
 
 // itemsAscending lists a Session's items through the Agents API, oldest first.
 func itemsAscending(t *testing.T, api *stack.Stack, sessionID string) []map[string]any {
@@ -166,7 +79,7 @@ func TestTheBrowserFillsAFormAndReadsTheResult(t *testing.T) {
 		t.Fatalf("last stop %q; frames %s", got, shape(frames))
 	}
 
-	calls := harnessCalls(frames)
+	calls := toolCalls(frames)
 	wantResults := []*regexp.Regexp{
 		regexp.MustCompile(`^Loaded ` + regexp.QuoteMeta(url) + ` \(HTTP 200, title "Greeting form"\)\.$`),
 		regexp.MustCompile(`^Typed 12 characters into #name\.$`),

@@ -1,7 +1,6 @@
 package agentcore_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,11 +17,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
-	cp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol"
-	cpdoc "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/document"
 	cptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcorecontrol/types"
 
 	"github.com/baton-run/baton/shared/workspace"
@@ -64,91 +60,9 @@ func toolStack(t *testing.T, env ...string) (*stack.Stack, *stack.RuntimeProcess
 	return st, rt
 }
 
-// scriptedFixture is newFixtureIn with the given script: a new project of st, its access key, both official clients
-// and a harness on the scripted model whose saved tools are tools.
-func scriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
-	t.Helper()
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancel)
-	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
-	if tools == nil {
-		tools = []cptypes.HarnessTool{}
-	}
-	out, err := f.control.CreateHarness(ctx, &cp.CreateHarnessInput{
-		HarnessName:      aws.String("h_" + name),
-		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
-		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
-		Tools: tools,
-	})
-	if err != nil {
-		t.Fatalf("CreateHarness: %v", err)
-	}
-	f.arn = aws.ToString(out.Harness.Arn)
-	return f
-}
-
-// serverCall is one tool call of a stream with its result: the toolUse block's id, name, type and assembled
-// input, and the toolResult block's status and text.
-type serverCall struct {
-	ID, Name, Type, Input string
-	Status, Result        string
-	HasResult             bool
-}
-
-// calls collects the toolUse blocks of the frames in stream order and attaches each toolResult block to its call.
-func calls(frames []frame) []serverCall {
-	var out []serverCall
-	use := map[int32]int{}    // block index → call (toolUse blocks of the current message)
-	result := map[int32]int{} // block index → call (toolResult blocks of the current message)
-	byID := map[string]int{}
-	for _, f := range frames {
-		switch v := f.Value.(type) {
-		case dptypes.HarnessMessageStartEvent:
-			use, result = map[int32]int{}, map[int32]int{}
-		case dptypes.HarnessContentBlockStartEvent:
-			switch s := v.Start.(type) {
-			case *dptypes.HarnessContentBlockStartMemberToolUse:
-				use[aws.ToInt32(v.ContentBlockIndex)] = len(out)
-				byID[aws.ToString(s.Value.ToolUseId)] = len(out)
-				out = append(out, serverCall{ID: aws.ToString(s.Value.ToolUseId), Name: aws.ToString(s.Value.Name), Type: string(s.Value.Type)})
-			case *dptypes.HarnessContentBlockStartMemberToolResult:
-				i, ok := byID[aws.ToString(s.Value.ToolUseId)]
-				if !ok {
-					out = append(out, serverCall{ID: aws.ToString(s.Value.ToolUseId)})
-					i = len(out) - 1
-				}
-				out[i].HasResult, out[i].Status = true, string(s.Value.Status)
-				result[aws.ToInt32(v.ContentBlockIndex)] = i
-			}
-		case dptypes.HarnessContentBlockDeltaEvent:
-			idx := aws.ToInt32(v.ContentBlockIndex)
-			switch d := v.Delta.(type) {
-			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
-				if i, ok := use[idx]; ok {
-					out[i].Input += aws.ToString(d.Value.Input)
-				}
-			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
-				if i, ok := result[idx]; ok {
-					for _, part := range d.Value {
-						if tx, ok := part.(*dptypes.HarnessToolResultBlockDeltaMemberText); ok {
-							out[i].Result += tx.Value
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // wantCall requires c to be a server_tool_use of name with input equal (as JSON) to input, answered with status and
 // exactly result.
-func wantCall(t *testing.T, what string, c serverCall, name string, input map[string]any, status dptypes.HarnessToolUseStatus, result string) {
+func wantCall(t *testing.T, what string, c toolCall, name string, input map[string]any, status dptypes.HarnessToolUseStatus, result string) {
 	t.Helper()
 	wantCallLike(t, what, c, name, input, status)
 	if c.Result != result {
@@ -157,7 +71,7 @@ func wantCall(t *testing.T, what string, c serverCall, name string, input map[st
 }
 
 // wantCallLike is wantCall without the result text.
-func wantCallLike(t *testing.T, what string, c serverCall, name string, input map[string]any, status dptypes.HarnessToolUseStatus) {
+func wantCallLike(t *testing.T, what string, c toolCall, name string, input map[string]any, status dptypes.HarnessToolUseStatus) {
 	t.Helper()
 	if c.Name != name || c.Type != string(dptypes.HarnessToolUseTypeServerToolUse) {
 		t.Errorf("%s: toolUse %q of type %q; want %q of type server_tool_use", what, c.Name, c.Type, name)
@@ -230,14 +144,14 @@ func TestBuiltinsWriteRunAndReadThenAnotherRuntimeSeesTheFile(t *testing.T) {
 		rule("read it back", shellCall("cat out.txt")),
 		map[string]any{"when": map[string]any{"after_tool": "shell"}, "reply": "Saw: {{tool_output \"shell\"}}"},
 	}}
-	f := scriptedFixture(t, st, "runs", script)
+	f := newScriptedFixture(t, st, "runs", script)
 	sid := newSessionID(t)
 
 	if got := runtimeIDs(t, st); !slices.Equal(got, []string{one.ID}) {
 		t.Fatalf("runtimes before turn 1 %v; want only %s", got, one.ID)
 	}
 	frames := mustInvoke(t, f, sid, userText("write and run hello.py"))
-	cs := calls(frames)
+	cs := toolCalls(frames)
 	if len(cs) != 2 {
 		t.Fatalf("turn 1 calls %+v (%s); want file_operations and shell", cs, shape(frames))
 	}
@@ -261,7 +175,7 @@ func TestBuiltinsWriteRunAndReadThenAnotherRuntimeSeesTheFile(t *testing.T) {
 		t.Fatalf("runtimes before turn 2 %v; want only %s", got, two.ID)
 	}
 	frames = mustInvoke(t, f, sid, userText("read it back"))
-	cs = calls(frames)
+	cs = toolCalls(frames)
 	if len(cs) != 1 {
 		t.Fatalf("turn 2 calls %+v (%s); want one shell", cs, shape(frames))
 	}
@@ -329,11 +243,11 @@ func TestBuiltinsIsolateSessionsAndHoldTheirLimits(t *testing.T) {
 		}},
 		rule("still there", shellCall("echo fine; ls")),
 	}}
-	f := scriptedFixture(t, st, "iso", script)
+	f := newScriptedFixture(t, st, "iso", script)
 
 	sidB := newSessionID(t) + "b"
 	frames := mustInvoke(t, f, sidB, userText("keep a secret"))
-	if cs := calls(frames); len(cs) != 1 || cs[0].Result != "exit_code: 0\nstdout:\ntopsecret-B" {
+	if cs := toolCalls(frames); len(cs) != 1 || cs[0].Result != "exit_code: 0\nstdout:\ntopsecret-B" {
 		t.Fatalf("session B's write: %+v (%s)", cs, shape(frames))
 	}
 	sessionB := onlySession(t, f.agentsKey(t))
@@ -344,7 +258,7 @@ func TestBuiltinsIsolateSessionsAndHoldTheirLimits(t *testing.T) {
 
 	sidA := newSessionID(t) + "a"
 	frames = mustInvoke(t, f, sidA, userText("snoop "+hostB))
-	cs := calls(frames)
+	cs := toolCalls(frames)
 	if len(cs) != 11 {
 		t.Fatalf("session A's calls: %d (%s); want 11", len(cs), shape(frames))
 	}
@@ -416,7 +330,7 @@ func TestBuiltinsIsolateSessionsAndHoldTheirLimits(t *testing.T) {
 		t.Fatalf("runtimes after the limits %v; want %s", got, rt.ID)
 	}
 	frames = mustInvoke(t, f, sidA, userText("still there?"))
-	cs = calls(frames)
+	cs = toolCalls(frames)
 	if len(cs) != 1 {
 		t.Fatalf("normal turn: %+v (%s)", cs, shape(frames))
 	}
@@ -449,9 +363,9 @@ func TestTheCodeInterpreterRunsPythonAndJavaScriptInTheWorkspace(t *testing.T) {
 		map[string]any{"when": map[string]any{"after_tool": "*"},
 			"reply": "{{range .Tools}}[{{.Index}} {{.Name}} error={{.IsError}}]\n{{.Output}}\n{{end}}"},
 	}}
-	f := scriptedFixture(t, st, "code", script, codeTool())
+	f := newScriptedFixture(t, st, "code", script, codeTool())
 	frames := mustInvoke(t, f, newSessionID(t), userText("run programs"))
-	cs := calls(frames)
+	cs := toolCalls(frames)
 	if len(cs) != 6 {
 		t.Fatalf("calls %+v (%s); want 6", cs, shape(frames))
 	}
@@ -502,10 +416,10 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 		rule("check", call("shell", check)),
 		map[string]any{"when": map[string]any{"after_tool": "*"}, "reply": "Seen:{{range .Tools}} {{.Output}};{{end}}"},
 	}}
-	f := scriptedFixture(t, st, "order", script, weatherTool())
+	f := newScriptedFixture(t, st, "order", script, weatherTool())
 	sid := newSessionID(t)
 	frames := mustInvoke(t, f, sid, userText("in order"))
-	cs := calls(frames)
+	cs := toolCalls(frames)
 	if len(cs) != 2 || lastStop(frames) != "tool_use" {
 		t.Fatalf("first invoke: %+v (%s); want A run and a pause on B", cs, shape(frames))
 	}
@@ -524,7 +438,7 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 
 	b := cs[1].ID
 	frames = mustInvoke(t, f, sid, toolResults(b, "sunny"))
-	cs = calls(frames)
+	cs = toolCalls(frames)
 	if len(cs) != 2 {
 		t.Fatalf("follow-up: %+v (%s); want B's result, then C", cs, shape(frames))
 	}
@@ -538,7 +452,7 @@ func TestHarnessToolsAroundAnInlineCallRunInModelOrder(t *testing.T) {
 
 	// A later turn's shell call sees both files.
 	frames = mustInvoke(t, f, sid, userText("check"))
-	cs = calls(frames)
+	cs = toolCalls(frames)
 	if len(cs) != 1 {
 		t.Fatalf("check: %+v (%s)", cs, shape(frames))
 	}

@@ -72,7 +72,7 @@ func TestTheGatewayIsReachedThroughTheSigningProxy(t *testing.T) {
 		if got := shape(frames); got != want {
 			t.Fatalf("frames:\n got %s\nwant %s", got, want)
 		}
-		calls := harnessCalls(frames)
+		calls := toolCalls(frames)
 		if len(calls) != 1 {
 			t.Fatalf("calls %+v; want one", calls)
 		}
@@ -96,7 +96,7 @@ func TestTheGatewayIsReachedThroughTheSigningProxy(t *testing.T) {
 		if got, want := texts(frames), "get-sum is not offered; tools: gw__echo"; got != want {
 			t.Errorf("answer %q; want %q", got, want)
 		}
-		if calls := harnessCalls(frames); len(calls) != 0 {
+		if calls := toolCalls(frames); len(calls) != 0 {
 			t.Errorf("calls %+v; want none", calls)
 		}
 	})
@@ -174,7 +174,7 @@ func TestTheGatewayIsReachedThroughTheSigningProxy(t *testing.T) {
 		if !strings.HasPrefix(got, "get-sum is not offered; tools:") || strings.Contains(got, "gw__") {
 			t.Errorf("answer %q; want get-sum not offered and no gw__ tool among the offered ones", got)
 		}
-		if calls := harnessCalls(frames); len(calls) != 0 || lastStop(frames) != "end_turn" {
+		if calls := toolCalls(frames); len(calls) != 0 || lastStop(frames) != "end_turn" {
 			t.Errorf("calls %+v, last stop %q; want none and end_turn", calls, lastStop(frames))
 		}
 		// The runtime logs the gateway it could not connect, refused by the proxy (403 Forbidden); only this

@@ -107,7 +107,7 @@ func TestSixteenIdenticalFollowUpsResumeOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fr, err := f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{toolResults(uses[0].ID, "sunny")}})
+			fr, err := f.withOwnClient().invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{toolResults(uses[0].ID, "sunny")}})
 			results[i], replies[i] = err, texts(fr)
 		}()
 	}
@@ -142,7 +142,7 @@ func TestSixteenIdenticalFollowUpsResumeOnce(t *testing.T) {
 		t.Fatalf("%d function_call_output items; want 1", outputs)
 	}
 	client := awssfn.New(awssfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(f.st.SFNURL),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: aws.NopRetryer{}})
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: aws.NopRetryer{}, HTTPClient: sdkHTTPClient()})
 	execARN := strings.Replace(f.st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	waitFor(t, func() bool {
 		out, err := client.DescribeExecution(f.ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(execARN)})

@@ -1,10 +1,12 @@
 package agentcore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -75,31 +77,54 @@ func overrideWeatherTool() dptypes.HarnessTool {
 
 // fixture is one test's own project with a harness on the scripted model, and both official clients.
 type fixture struct {
-	st      *stack.Stack
-	project string
-	ctx     context.Context
-	control *cp.Client
-	data    *dp.Client
-	arn     string
+	st            *stack.Stack
+	project       string
+	keyID, secret string // the project's access key
+	ctx           context.Context
+	control       *cp.Client
+	data          *dp.Client
+	arn           string
 }
 
-// newFixture creates a project, its access key and a harness whose saved tools are tools.
+// dataClient returns a new data plane client (InvokeHarness) of the fixture's access key, without retries.
+func (f *fixture) dataClient() *dp.Client {
+	return dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(f.st.APIURL),
+		Credentials: credentials.NewStaticCredentialsProvider(f.keyID, f.secret, ""), Retryer: aws.NopRetryer{}, HTTPClient: sdkHTTPClient()})
+}
+
+// withOwnClient is f with a data plane client of its own, for an invocation whose stream is read while another one
+// is: the SDK decodes every event stream of a client with that client's one decoder and payload buffer (smithy-go's
+// eventstream Codec), which streams read at the same time share unguarded (a data race under -race).
+func (f *fixture) withOwnClient() *fixture {
+	g := *f
+	g.data = f.dataClient()
+	return &g
+}
+
+// newFixture creates a project of the shared stack, its access key and a harness on the package's script() whose
+// saved tools are tools.
 func newFixture(t *testing.T, name string, tools ...cptypes.HarnessTool) *fixture {
 	t.Helper()
-	st := stack.Shared(t)
-	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
-	id, secret := st.NewAccessKey(t, project)
-	return newFixtureIn(t, st, project, id, secret, name, tools...)
+	return newScriptedFixture(t, stack.Shared(t), name, script(), tools...)
 }
 
-// newFixtureIn is newFixture in an existing project with its access key.
-func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name string, tools ...cptypes.HarnessTool) *fixture {
+// newScriptedFixture creates a project of st, its access key and a harness on the scripted model running script
+// (docs/scripted-model.md) whose saved tools are tools.
+func newScriptedFixture(t *testing.T, st *stack.Stack, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
+	t.Helper()
+	project := fmt.Sprintf("acd-%s-%x", name, time.Now().UnixNano())
+	id, secret := st.NewAccessKey(t, project)
+	return newFixtureIn(t, st, project, id, secret, name, script, tools...)
+}
+
+// newFixtureIn makes the fixture in an existing project of st with its access key: both official clients and a
+// harness named "h_"+name on the scripted model running script, whose saved tools are tools (none: an empty list).
+func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name string, script map[string]any, tools ...cptypes.HarnessTool) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	t.Cleanup(cancel)
-	f := &fixture{st: st, project: project, ctx: ctx, control: stack.AgentCoreControl(st, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
+	f := &fixture{st: st, project: project, keyID: id, secret: secret, ctx: ctx, control: stack.AgentCoreControl(st, id, secret)}
+	f.data = f.dataClient()
 	if tools == nil {
 		tools = []cptypes.HarnessTool{}
 	}
@@ -107,7 +132,7 @@ func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name strin
 		HarnessName:      aws.String("h_" + name),
 		ExecutionRoleArn: aws.String("arn:aws:iam::123456789012:role/HarnessRole"),
 		Model: &cptypes.HarnessModelConfigurationMemberBedrockModelConfig{Value: cptypes.HarnessBedrockModelConfig{
-			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script()})}},
+			ModelId: aws.String("baton.scripted"), AdditionalParams: cpdoc.NewLazyDocument(map[string]any{"script": script})}},
 		Tools: tools,
 	})
 	if err != nil {
@@ -115,6 +140,41 @@ func newFixtureIn(t *testing.T, st *stack.Stack, project, id, secret, name strin
 	}
 	f.arn = aws.ToString(out.Harness.Arn)
 	return f
+}
+
+// sdkHTTPClient is the HTTP client of the SDK clients here that run without retries: each request goes to the
+// transport with a copy of its body held in memory (bufferedBodies).
+func sdkHTTPClient() *http.Client {
+	return &http.Client{Transport: bufferedBodies{next: http.DefaultTransport.(*http.Transport).Clone()}}
+}
+
+// bufferedBodies hands the transport an in-memory copy of each request body, so that the SDK closing its own body
+// cannot break a response. net/http flushes the headers of a body it does not know to be in memory first, the body
+// then goes straight to the socket, and only afterwards does its write loop read the body once more (io.Copy to
+// io.Discard) to check for bytes beyond Content-Length. The server may have answered by then, and smithy-go closes the
+// request body as soon as the response headers arrive; its closed body answers that read (WriteTo) with io.EOF as an
+// error, and the write loop closes the connection under the response being decoded: "deserialization failed, failed
+// to decode response body, read tcp …: use of closed network connection" on a 200. The SDK's default retryer retries
+// that error; clients without retries must not share the body. A *bytes.Reader body is written with the headers in
+// one flush after the check.
+type bufferedBodies struct{ next http.RoundTripper }
+
+// RoundTrip reads and closes r's body and sends a clone of r with the bytes instead.
+func (b bufferedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return b.next.RoundTrip(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	if cerr := r.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := r.Clone(r.Context())
+	c.Body, c.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	c.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return b.next.RoundTrip(c)
 }
 
 // newSessionID returns a fresh runtimeSessionId (33+ characters).
@@ -233,6 +293,69 @@ func texts(frames []frame) string {
 		}
 	}
 	return b.String()
+}
+
+// toolCall is one toolUse block of a stream with the toolResult block that answers it (matched by toolUseId): the
+// toolUse block's id, type, name, serverName and assembled input, and the toolResult block's status and text. A
+// toolResult whose toolUse is not in the stream is a toolCall with only ID and the result.
+type toolCall struct {
+	ID, Type, Name, Server, Input string
+	Status, Result                string
+	HasResult                     bool
+}
+
+// toolCalls pairs the stream's toolUse blocks with their toolResult blocks, in call order; a block's deltas are
+// found by its block index within its message.
+func toolCalls(frames []frame) []toolCall {
+	var out []toolCall
+	byID := map[string]int{}
+	type open struct {
+		call   int
+		result bool
+	}
+	blocks := map[int32]open{} // block index of the current message → call
+	for _, f := range frames {
+		switch v := f.Value.(type) {
+		case dptypes.HarnessMessageStartEvent:
+			blocks = map[int32]open{}
+		case dptypes.HarnessContentBlockStartEvent:
+			switch s := v.Start.(type) {
+			case *dptypes.HarnessContentBlockStartMemberToolUse:
+				byID[aws.ToString(s.Value.ToolUseId)] = len(out)
+				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: len(out)}
+				out = append(out, toolCall{ID: aws.ToString(s.Value.ToolUseId), Type: string(s.Value.Type),
+					Name: aws.ToString(s.Value.Name), Server: aws.ToString(s.Value.ServerName)})
+			case *dptypes.HarnessContentBlockStartMemberToolResult:
+				i, ok := byID[aws.ToString(s.Value.ToolUseId)]
+				if !ok {
+					i = len(out)
+					out = append(out, toolCall{ID: aws.ToString(s.Value.ToolUseId)})
+				}
+				out[i].HasResult, out[i].Status = true, string(s.Value.Status)
+				blocks[aws.ToInt32(v.ContentBlockIndex)] = open{call: i, result: true}
+			}
+		case dptypes.HarnessContentBlockDeltaEvent:
+			b, ok := blocks[aws.ToInt32(v.ContentBlockIndex)]
+			if !ok {
+				continue
+			}
+			switch d := v.Delta.(type) {
+			case *dptypes.HarnessContentBlockDeltaMemberToolUse:
+				if !b.result {
+					out[b.call].Input += aws.ToString(d.Value.Input)
+				}
+			case *dptypes.HarnessContentBlockDeltaMemberToolResult:
+				if b.result {
+					for _, part := range d.Value {
+						if tx, ok := part.(*dptypes.HarnessToolResultBlockDeltaMemberText); ok {
+							out[b.call].Result += tx.Value
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // toolUse is one handed-over call: its id, name, and its input assembled from the fragments of its block.

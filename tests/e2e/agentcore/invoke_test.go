@@ -136,7 +136,7 @@ func TestABusySessionIsAConflict(t *testing.T) {
 	first := make(chan error, 1)
 	var firstFrames []frame
 	go func() {
-		fr, err := f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("answer slowly")}})
+		fr, err := f.withOwnClient().invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("answer slowly")}})
 		firstFrames = fr
 		first <- err
 	}()

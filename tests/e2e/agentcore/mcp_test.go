@@ -6,18 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -32,72 +27,12 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// everything is the npm MCP server @modelcontextprotocol/server-everything, started once per test binary with
-// `PORT=<free> node …/dist/index.js streamableHttp` (endpoint /mcp), killed with the binary (Pdeathsig).
-var everything struct {
-	once sync.Once
-	url  string
-	err  error
-}
-
-// everythingURL returns the server's MCP endpoint, starting it on first use; without node or the package the test
-// is skipped, or fails under CI=true.
-func everythingURL(t *testing.T) string {
-	t.Helper()
-	everything.once.Do(func() { everything.url, everything.err = startEverything() })
-	if everything.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("MCP server server-everything: %v — under CI=true a missing server fails the run", everything.err)
-		}
-		t.Skipf("MCP server server-everything unavailable: %v (run `make tools`)", everything.err)
-	}
-	return everything.url
-}
-
-func startEverything() (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	entry := filepath.Join(filepath.Dir(file), "..", "..", "..", "tools", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		return "", err
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return "", err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	cmd := exec.Command(node, entry, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go func() { _ = cmd.Wait() }()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			_ = c.Close()
-			return "http://" + addr + "/mcp", nil
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return "", fmt.Errorf("server-everything did not listen on %s within 30s", addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestAnMCPToolStreamsEachModelCallAsItsOwnMessage: a remote_mcp tool the harness runs in the middle of a turn
 // appears as an assistant message ending tool_use (the mcp_tool_use block), a user message of its toolResult ending
 // tool_result, and the next model call's assistant message ending end_turn — all in one stream.
 func TestAnMCPToolStreamsEachModelCallAsItsOwnMessage(t *testing.T) {
 	t.Parallel()
-	url := everythingURL(t)
+	url := stack.Everything(t)
 	f := newFixture(t, "mcp", cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
 		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(url)}}})
 	frames, err := f.invoke(t, newSessionID(t), &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("add them: sum")}})
@@ -186,7 +121,7 @@ func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error)
 func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 	t.Parallel()
 	const apiKey, literal = "vault-secret-123-q7Zr", "literal-header-456-Kp2w"
-	proxy := newRecordingProxy(t, everythingURL(t))
+	proxy := newRecordingProxy(t, stack.Everything(t))
 	st := stack.Shared(t)
 	project := fmt.Sprintf("acd-vault-%x", time.Now().UnixNano())
 	id, secret := st.NewAccessKey(t, project)
@@ -200,7 +135,7 @@ func TestAVaultReferenceInAnMCPHeaderIsResolvedOnEveryRequest(t *testing.T) {
 		t.Fatalf("CreateApiKeyCredentialProvider: %v", err)
 	}
 	ref := "${" + aws.ToString(prov.CredentialProviderArn) + "}"
-	f := newFixtureIn(t, st, project, id, secret, "vault", cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
+	f := newFixtureIn(t, st, project, id, secret, "vault", script(), cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
 		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(proxy.URL),
 			Headers: map[string]string{"x-api-key": ref, "x-team": literal}}}})
 	f.control = control

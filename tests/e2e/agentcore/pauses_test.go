@@ -77,7 +77,7 @@ func sessionRecords(t *testing.T, f *fixture, session string) map[string]string 
 // and pauses on B; the follow-up with B's result finishes, and the model saw the three results in model order.
 func TestAnMCPToolBetweenTwoInlineCallsGivesTwoPauses(t *testing.T) {
 	t.Parallel()
-	url := everythingURL(t)
+	url := stack.Everything(t)
 	f := newFixture(t, "twopauses", weatherTool(), cptypes.HarnessTool{Type: cptypes.HarnessToolTypeRemoteMcp, Name: aws.String("everything"),
 		Config: &cptypes.HarnessToolConfigurationMemberRemoteMcp{Value: cptypes.HarnessRemoteMcpConfig{Url: aws.String(url)}}})
 	sid := newSessionID(t)

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	dp "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore"
 	dptypes "github.com/aws/aws-sdk-go-v2/service/bedrockagentcore/types"
 
@@ -23,7 +21,7 @@ func TestAPendingPauseSurvivesARestartOnADataFolder(t *testing.T) {
 	st := stack.Start(t, stack.Options{DataDir: dir})
 	project := fmt.Sprintf("acd-restart-%x", time.Now().UnixNano())
 	id, secret := st.NewAccessKey(t, project)
-	f := newFixtureIn(t, st, project, id, secret, "restart", weatherTool())
+	f := newFixtureIn(t, st, project, id, secret, "restart", script(), weatherTool())
 	sid := newSessionID(t)
 	frames, err := f.invoke(t, sid, &dp.InvokeHarnessInput{Messages: []dptypes.HarnessMessage{userText("weather in Paris")}})
 	if err != nil {
@@ -40,9 +38,8 @@ func TestAPendingPauseSurvivesARestartOnADataFolder(t *testing.T) {
 	st2 := stack.Start(t, stack.Options{DataDir: dir})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	after := &fixture{st: st2, project: project, ctx: ctx, arn: f.arn, control: stack.AgentCoreControl(st2, id, secret),
-		data: dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st2.APIURL),
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, ""), Retryer: aws.NopRetryer{}})}
+	after := &fixture{st: st2, project: project, keyID: id, secret: secret, ctx: ctx, arn: f.arn, control: stack.AgentCoreControl(st2, id, secret)}
+	after.data = after.dataClient()
 	api := after.agentsKey(t)
 	if got := sessionStatus(t, api, session); got != "requires_action" {
 		t.Fatalf("session status after the restart %q; want requires_action", got)
