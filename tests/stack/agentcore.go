@@ -24,13 +24,14 @@ func AgentCoreControl(s *Stack, id, secret string) *bedrockagentcorecontrol.Clie
 		BaseEndpoint: aws.String(s.APIURL),
 		Credentials:  credentials.NewStaticCredentialsProvider(id, secret, ""),
 		Retryer:      aws.NopRetryer{},
+		HTTPClient:   SDKHTTPClient(),
 	})
 }
 
 // AnonymousAgentCoreControl returns the control-plane client without credentials: it sends unsigned requests.
 func AnonymousAgentCoreControl(s *Stack) *bedrockagentcorecontrol.Client {
 	return bedrockagentcorecontrol.New(bedrockagentcorecontrol.Options{
-		Region: AgentCoreRegion, BaseEndpoint: aws.String(s.APIURL), Credentials: aws.AnonymousCredentials{}, Retryer: aws.NopRetryer{},
+		Region: AgentCoreRegion, BaseEndpoint: aws.String(s.APIURL), Credentials: aws.AnonymousCredentials{}, Retryer: aws.NopRetryer{}, HTTPClient: SDKHTTPClient(),
 	})
 }
 

@@ -34,7 +34,7 @@ func TestAnOAuthGatewayIsRefusedAtInvokeAndWritesNothing(t *testing.T) {
 	saved := p.createHarness(t, "oauthsaved", "x", []types.HarnessTool{inlineTool("get_weather"), oauthGateway("gw")})
 	plain := p.createHarness(t, "oauthplain", "x", []types.HarnessTool{inlineTool("get_weather")})
 	data := dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(p.st.APIURL),
-		Credentials: credentials.NewStaticCredentialsProvider(p.keyID, p.secret, ""), Retryer: aws.NopRetryer{}})
+		Credentials: credentials.NewStaticCredentialsProvider(p.keyID, p.secret, ""), Retryer: aws.NopRetryer{}, HTTPClient: stack.SDKHTTPClient()})
 	user := []dptypes.HarnessMessage{{Role: dptypes.HarnessConversationRoleUser,
 		Content: []dptypes.HarnessContentBlock{&dptypes.HarnessContentBlockMemberText{Value: "hi"}}}}
 	override := []dptypes.HarnessTool{{Type: dptypes.HarnessToolTypeAgentcoreBrowser, Name: aws.String("browser")},

@@ -142,7 +142,7 @@ func TestSixteenIdenticalFollowUpsResumeOnce(t *testing.T) {
 		t.Fatalf("%d function_call_output items; want 1", outputs)
 	}
 	client := awssfn.New(awssfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(f.st.SFNURL),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: aws.NopRetryer{}, HTTPClient: sdkHTTPClient()})
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), Retryer: aws.NopRetryer{}, HTTPClient: stack.SDKHTTPClient()})
 	execARN := strings.Replace(f.st.StateMachineARN("baton"), ":stateMachine:", ":execution:", 1) + ":" + turnID
 	waitFor(t, func() bool {
 		out, err := client.DescribeExecution(f.ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(execARN)})

@@ -134,7 +134,7 @@ func TestAGatewaysToolRunsThroughSignedRequests(t *testing.T) {
 	}
 
 	data := dp.New(dp.Options{Region: stack.AgentCoreRegion, BaseEndpoint: aws.String(st.APIURL),
-		Credentials: credentials.NewStaticCredentialsProvider(keyID, secret, ""), Retryer: aws.NopRetryer{}})
+		Credentials: credentials.NewStaticCredentialsProvider(keyID, secret, ""), Retryer: aws.NopRetryer{}, HTTPClient: stack.SDKHTTPClient()})
 	out, err := data.InvokeHarness(ctx, &dp.InvokeHarnessInput{HarnessArn: h.Harness.Arn,
 		RuntimeSessionId: aws.String(fmt.Sprintf("sess-gateway-%032x", time.Now().UnixNano())),
 		Messages: []dptypes.HarnessMessage{{Role: dptypes.HarnessConversationRoleUser,
