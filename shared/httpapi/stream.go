@@ -50,9 +50,10 @@ func (a *api) startStream(w http.ResponseWriter, r *http.Request, status int) *h
 }
 
 // stream writes the Session's events with sequence > after as SSE frames
-// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval while events flow and
-// backing off to Options.MaxIdlePollInterval while the Session is idle (woken at once by this process's own commits
-// to it), and writing a
+// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval while events flow,
+// backing off to Options.MaxActivePollInterval while a running turn writes nothing new and to
+// Options.MaxIdlePollInterval while the Session is idle (woken at once by this process's own commits to it), and
+// writing a
 // `: keep-alive` comment after Options.KeepAliveInterval of silence. untilSettled ends the stream right after the
 // first agent.session.idle or agent.session.failed (the creation stream).
 func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, after int64, status int, untilSettled bool) {
@@ -125,7 +126,13 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 			idle = a.opts.PollInterval
 			timer.Reset(idle)
 		case !quiet:
-			timer.Reset(a.opts.PollInterval) // a turn is running: its next events are due
+			// A turn is running but wrote nothing since the last read (the runtime has not taken the task yet, the
+			// model is thinking, a tool runs): back off, doubling up to MaxActivePollInterval, so a reader does not
+			// read the table every PollInterval for as long as that lasts; its next event or a commit of this
+			// process to the Session resets it. Another process's commit (a runtime's) is seen by the next read.
+			idle = min(idle, max(a.opts.MaxActivePollInterval, a.opts.PollInterval))
+			timer.Reset(idle)
+			idle = min(2*idle, max(a.opts.MaxActivePollInterval, a.opts.PollInterval))
 		default:
 			// A quiet Session (idle, failed, or parked on required actions): back off, doubling up to
 			// MaxIdlePollInterval, so a parked stream does not read the table every PollInterval; a commit of this
