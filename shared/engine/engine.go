@@ -33,6 +33,8 @@ type Engine struct {
 	conflicts atomic.Int64
 	// wake tells this process's event readers about its commits (Wake).
 	wake wakeHub
+	// peeked hands PeekTurn's read to the BeginRun that follows it (peek.go).
+	peeked peekCache
 	// metrics receives measurements (Options.Metrics); nil records nothing.
 	metrics Metrics
 }

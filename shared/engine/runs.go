@@ -74,27 +74,44 @@ type PendingCall struct {
 // in_progress (event turn.in_progress). Resuming applies the stored tool results: one function_call_output item
 // and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
 // (docs/agents-api.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
+//
+// The first attempt starts from the Session and Turn that PeekTurn read moments ago in this process, when there is
+// such a read (peek.go): a start or a resume commits on condition that both versions are still the stored ones, so
+// a stale peek only costs a conflict and a fresh read. Where the peek would decide without a versioned write (the
+// turn looks not runnable, or a retried task of a turn already in progress), BeginRun reads afresh first.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
+	s, t, peeked := e.peeked.take(sessionID, turnID)
 	for attempt := 0; ; attempt++ {
-		r, err := e.beginRunOnce(ctx, sessionID, turnID)
-		if isConflict(err) && attempt < maxCommitAttempts {
+		r, err := e.beginRunOnce(ctx, sessionID, turnID, s, t, peeked)
+		peeked = false
+		if errors.Is(err, errStalePeek) || isConflict(err) && attempt < maxCommitAttempts {
 			continue
 		}
 		return r, err
 	}
 }
 
-func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*Run, error) {
-	s, err := e.store.GetSession(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.store.GetTurn(ctx, sessionID, turnID)
-	if err != nil {
-		return nil, err
+// errStalePeek: beginRunOnce would decide from a peeked read without a versioned write; BeginRun reads afresh.
+var errStalePeek = errors.New("peeked state not usable without a fresh read")
+
+func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s session.Session, t session.Turn, peeked bool) (*Run, error) {
+	if !peeked {
+		var err error
+		if s, err = e.store.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+		if t, err = e.store.GetTurn(ctx, sessionID, turnID); err != nil {
+			return nil, err
+		}
 	}
 	if !t.Runnable() || s.ActiveTurnID != t.ID {
+		if peeked {
+			return nil, errStalePeek
+		}
 		return nil, ErrTurnNotRunnable
+	}
+	if peeked && t.Status != session.TurnQueued && t.Status != session.TurnWaiting {
+		return nil, errStalePeek // no write below would fence a stale read
 	}
 	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
 	w := newWriter(&s)
@@ -106,6 +123,9 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
 	case session.TurnWaiting:
 		if !t.BeginResume() {
+			if peeked {
+				return nil, errStalePeek
+			}
 			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
 		}
 		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)

@@ -314,6 +314,7 @@ func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (sessio
 	if err != nil {
 		return session.Turn{}, session.Session{}, err
 	}
+	e.peeked.put(s, t)
 	return t, s, nil
 }
 
