@@ -35,6 +35,8 @@ type Engine struct {
 	wake wakeHub
 	// peeked hands PeekTurn's read to the BeginRun that follows it (peek.go).
 	peeked peekCache
+	// runtimes is the registration list the dispatch gate read last (dispatch.go).
+	runtimes runtimeList
 	// metrics receives measurements (Options.Metrics); nil records nothing.
 	metrics Metrics
 }
