@@ -14,7 +14,7 @@ import (
 // streamBatch is how many events one Store read returns.
 const streamBatch = 100
 
-// sessionCheckInterval is how often a stream re-reads its Session to notice a deletion.
+// sessionCheckInterval is how often a stream whose Session is quiet re-reads it to notice a deletion.
 const sessionCheckInterval = time.Second
 
 // streamEvents: GET /v1/agents/sessions/{session_id}/events → 200 text/event-stream, live only: it starts after
@@ -68,6 +68,9 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 	idle := a.opts.PollInterval
 	// quiet: the last event showed no running turn; a stream that has seen nothing yet backs off until it does.
 	quiet := true
+	// running: the last event read was of a running turn (session.in_progress or a turn's own event; each is
+	// followed by session.idle, failed or requires_action); unlike quiet, a wake does not change it.
+	running := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -92,6 +95,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 			// Quiet until further input: idle, failed, or parked on required actions. Anything else means a turn
 			// is running and more events follow.
 			quiet = ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed || ev.Type == session.EventSessionRequiresAction
+			running = ev.Type == session.EventSessionInProgress || ev.TurnID != ""
 			if untilSettled && (ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed) {
 				_ = rc.Flush()
 				return
@@ -113,7 +117,10 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		if now.After(deadline) {
 			return
 		}
-		if now.Sub(lastCheck) >= sessionCheckInterval {
+		// A Session with a running turn cannot be deleted (Engine.DeleteSession refuses while a turn is active), so
+		// the check only runs unless the last event read showed a turn running; the events that end a turn are
+		// committed before any deletion, so such a stream reads them, and checks, first.
+		if !running && now.Sub(lastCheck) >= sessionCheckInterval {
 			lastCheck = now
 			if _, err := a.eng.GetSession(ctx, project(r), sessionID); errors.Is(err, engine.ErrNotFound) {
 				return
