@@ -18,10 +18,10 @@ const maxTransactGet = 100
 
 // ReadInputs implements engine.Store: the Session (META and SNAPSHOT), the named turns, calls and the calls'
 // results in one TransactGetItems request, so the read is isolated from any concurrent transaction (it sees a
-// commit of a result and its turn update entirely or not at all). A read of more than maxTransactGet keys, or one
+// commit of a result and its turn update entirely or not at all). A read of more than maxTransactGet keys, one
 // DynamoDB cancels because a transaction writing those items is in flight (a streaming turn writes the Session
-// META often), is done as consistent reads one kind after the other instead (readInputsInOrder), so a busy
-// Session never makes an input wait.
+// META often), or one refused for its size (a transactional read returns at most 4 MB) is done as consistent
+// reads one kind after the other instead (readInputsInOrder), so a busy Session never makes an input wait.
 func (s *Store) ReadInputs(ctx context.Context, sessionID string, turnIDs, callIDs []string) (engine.InputState, error) {
 	turnIDs, callIDs = distinct(turnIDs), distinct(callIDs)
 	if 2+len(turnIDs)+2*len(callIDs) > maxTransactGet {
@@ -39,7 +39,8 @@ func (s *Store) ReadInputs(ctx context.Context, sessionID string, turnIDs, callI
 		items = append(items, get(callSK(id)), get(resultSK(id)))
 	}
 	out, err := s.db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: items})
-	if err = translate(err, "read inputs of session "+sessionID); errors.Is(err, engine.ErrConflict) {
+	if err = translate(err, "read inputs of session "+sessionID); errors.Is(err, engine.ErrConflict) || errors.Is(err, engine.ErrTooLarge) {
+		// In flight: a transaction writing these items; too large: over the 4 MB a transactional read returns.
 		return s.readInputsInOrder(ctx, sessionID, turnIDs, callIDs)
 	}
 	if err != nil {
