@@ -137,3 +137,48 @@ func distinct(ids []string) []string {
 	}
 	return out
 }
+
+// GetSessionTurn reads a Session (META and SNAPSHOT) and one of its turns in one BatchGetItem: consistent reads of
+// each item, not isolated from each other (engine.PeekTurn, whose use fences on both versions). A missing Session
+// or turn is ErrNotFound (wrapped).
+func (s *Store) GetSessionTurn(ctx context.Context, sessionID, turnID string) (session.Session, session.Turn, error) {
+	pk := sessionPK(sessionID)
+	var meta sessionRecord
+	var snap snapshotRecord
+	var turn turnRecord
+	var found, foundTurn bool
+	err := s.batchGetKeys(ctx, []map[string]types.AttributeValue{key(pk, skMeta), key(pk, skSnapshot), key(pk, turnSK(turnID))},
+		func(item map[string]types.AttributeValue) error {
+			switch item[SortKey].(*types.AttributeValueMemberS).Value {
+			case skMeta:
+				found = true
+				return attributevalue.UnmarshalMap(item, &meta)
+			case skSnapshot:
+				return attributevalue.UnmarshalMap(item, &snap)
+			default:
+				foundTurn = true
+				return attributevalue.UnmarshalMap(item, &turn)
+			}
+		})
+	if err != nil {
+		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s with turn %s: %w", sessionID, turnID, err)
+	}
+	if !found {
+		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s: %w", sessionID, engine.ErrNotFound)
+	}
+	if !foundTurn {
+		return session.Session{}, session.Turn{}, fmt.Errorf("get turn %s of session %s: %w", turnID, sessionID, engine.ErrNotFound)
+	}
+	if snap.Snapshot == "" {
+		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s: its configuration snapshot is missing", sessionID)
+	}
+	ss, err := sessionFromItem(meta, snap)
+	if err != nil {
+		return session.Session{}, session.Turn{}, err
+	}
+	t, err := turnFromItem(turn)
+	if err != nil {
+		return session.Session{}, session.Turn{}, err
+	}
+	return ss, t, nil
+}
