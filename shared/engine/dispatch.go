@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/baton-run/baton/shared/profile"
 	"github.com/baton-run/baton/shared/session"
@@ -30,13 +32,27 @@ var capabilityHints = map[string]string{
 // qualification (the Admission port) has already run and is never widened by an advertisement. Without such a
 // runtime it returns 503 execution_unavailable, and the caller writes nothing. Disabled unless
 // Options.RequireLiveRuntime.
+//
+// A registration list read less than dispatchReuse ago that shows a capable runtime still live (by its own
+// ExpiresAt, checked now) admits the turn without a new read; a refusal is only ever decided on a fresh read, so a
+// runtime that just registered is never missed. The reuse widens the staleness the eventually consistent index
+// already has by at most dispatchReuse, far less than a registration's time to live (3 heartbeats): a runtime that
+// deregistered moments ago may still admit a turn, which then waits for a runtime as after any runtime's loss.
 func (e *Engine) checkDispatch(ctx context.Context, t session.Turn) error {
 	if !e.requireRuntime {
 		return nil
 	}
-	live, err := e.LiveRuntimes(ctx)
+	if cached, ok := e.runtimes.get(); ok && capableRuntime(e.liveOf(cached), t) {
+		return nil
+	}
+	all, err := e.store.ListRuntimes(ctx)
 	if err != nil {
 		return err
+	}
+	e.runtimes.put(all)
+	live := e.liveOf(all)
+	if capableRuntime(live, t) {
+		return nil
 	}
 	var missing []string
 	for _, r := range live {
@@ -69,4 +85,39 @@ func refusalMessage(harness string, missing []string) string {
 		}
 	}
 	return msg
+}
+
+// dispatchReuse is how long checkDispatch reuses a registration list that admits a turn.
+const dispatchReuse = 5 * time.Second
+
+// runtimeList is the registration list checkDispatch read last, and when.
+type runtimeList struct {
+	mu   sync.Mutex
+	all  []RuntimeInfo
+	read time.Time
+}
+
+func (c *runtimeList) get() ([]RuntimeInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.read.IsZero() || time.Since(c.read) > dispatchReuse {
+		return nil, false
+	}
+	return c.all, true
+}
+
+func (c *runtimeList) put(all []RuntimeInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all, c.read = all, time.Now()
+}
+
+// capableRuntime reports whether a runtime of live is of t's harness kind and advertises everything t requires.
+func capableRuntime(live []RuntimeInfo, t session.Turn) bool {
+	for _, r := range live {
+		if r.Kind == t.Harness && len(profile.Missing(t.Requires, r.Capabilities)) == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,12 @@ type Engine struct {
 	conflicts atomic.Int64
 	// wake tells this process's event readers about its commits (Wake).
 	wake wakeHub
+	// peeked hands PeekTurn's read to the BeginRun that follows it (peek.go).
+	peeked peekCache
+	// runtimes is the registration list the dispatch gate read last (dispatch.go).
+	runtimes runtimeList
+	// keys remembers API key bindings Authenticate found (immutable once stored).
+	keys knownKeys
 	// metrics receives measurements (Options.Metrics); nil records nothing.
 	metrics Metrics
 }
@@ -131,14 +138,47 @@ func (e *Engine) Authenticate(ctx context.Context, apiKey string) (string, error
 	if apiKey == "" {
 		return "", ErrUnauthenticated
 	}
-	p, err := e.store.ProjectForKey(ctx, HashKey(apiKey))
+	hash := HashKey(apiKey)
+	if p, ok := e.keys.get(hash); ok {
+		return p, nil
+	}
+	p, err := e.store.ProjectForKey(ctx, hash)
 	if err != nil {
 		if isNotFound(err) {
-			return "", ErrUnauthenticated
+			return "", ErrUnauthenticated // not remembered: the key may be provisioned later
 		}
 		return "", err
 	}
+	e.keys.put(hash, p)
 	return p, nil
+}
+
+// maxKnownKeys bounds how many key bindings an Engine remembers.
+const maxKnownKeys = 1024
+
+// knownKeys remembers the project of each API key (by its hash) Authenticate found, so a process reads a key's
+// binding once, not once per request. This is sound because a binding never changes once stored: PutProjectKey
+// refuses to bind a key to another project and nothing deletes a binding. Anything that ever revokes or rebinds a
+// key must drop this memory. Only found keys are remembered.
+type knownKeys struct {
+	mu       sync.Mutex
+	projects map[string]string
+}
+
+func (k *knownKeys) get(hash string) (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	p, ok := k.projects[hash]
+	return p, ok
+}
+
+func (k *knownKeys) put(hash, projectID string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.projects == nil || len(k.projects) >= maxKnownKeys {
+		k.projects = map[string]string{}
+	}
+	k.projects[hash] = projectID
 }
 
 // ProvisionKey binds apiKey to projectID (idempotent). Used by the admin API and by the local launcher.

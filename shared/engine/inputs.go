@@ -124,8 +124,33 @@ type inputBatch struct {
 // loadInputs reads what the batch refers to. A replay of an Idempotency-Key with the same request hash returns the
 // effects of a replay instead (a resume the original left due is driven again).
 func (e *Engine) loadInputs(ctx context.Context, projectID, sessionID string, inputs []session.Input, scoped, hash string) (*inputBatch, *effects, error) {
-	s, err := e.GetSession(ctx, projectID, sessionID)
-	if err != nil {
+	var callIDs, turnIDs []string
+	cancels := false
+	for _, in := range inputs {
+		if in.ToolResult != nil {
+			callIDs = append(callIDs, in.ToolResult.CallID)
+			turnIDs = append(turnIDs, in.ToolResult.TurnID)
+		}
+		cancels = cancels || in.Type == session.InputCancel
+	}
+	// Tool results: the Session, the turns the results name, the calls and their stored results in one read that
+	// is isolated from concurrent commits (Store.ReadInputs): a result another API process commits lands together
+	// with its turn update, so a turn that already counts a call as answered is always read together with that
+	// call's result, and an identical concurrent retry is recognised as one. A result naming a turn other than
+	// its call's is refused (decideInputs) without reading the call's own turn.
+	var read *InputState
+	var s session.Session
+	var err error
+	if len(callIDs) > 0 {
+		st, err := e.store.ReadInputs(ctx, sessionID, turnIDs, callIDs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st.Session.ProjectID != projectID || st.Session.Deleted {
+			return nil, nil, ErrNotFound
+		}
+		read, s = &st, st.Session
+	} else if s, err = e.GetSession(ctx, projectID, sessionID); err != nil {
 		return nil, nil, err
 	}
 	if scoped != "" {
@@ -151,47 +176,21 @@ func (e *Engine) loadInputs(ctx context.Context, projectID, sessionID string, in
 	if len(inputs) == 0 {
 		return b, nil, nil
 	}
-	// The order matters: the active turn and the turns of the calls first, the stored results last. A result another
-	// API process commits concurrently lands before its turn update, so reading turns first and results last means a
-	// turn that already counts a call as answered is always read together with that call's result, and an identical
-	// concurrent retry is recognised as one.
-	loadTurn := func(id string) error {
-		if _, ok := b.turns[id]; ok {
-			return nil
+	if read != nil {
+		for id, t := range read.Turns {
+			b.turns[id] = &t
 		}
-		t, err := e.store.GetTurn(ctx, sessionID, id)
-		if err != nil {
-			return err
-		}
-		b.turns[id] = &t
-		return nil
+		b.calls, b.results = read.Calls, read.Results
 	}
 	if s.ActiveTurnID != "" {
-		if err := loadTurn(s.ActiveTurnID); err != nil {
-			return nil, nil, err
-		}
-		b.active = b.turns[s.ActiveTurnID]
-	}
-	var callIDs []string
-	cancels := false
-	for _, in := range inputs {
-		if in.ToolResult != nil {
-			callIDs = append(callIDs, in.ToolResult.CallID)
-		}
-		cancels = cancels || in.Type == session.InputCancel
-	}
-	if len(callIDs) > 0 {
-		if b.calls, err = e.store.GetCalls(ctx, sessionID, callIDs); err != nil {
-			return nil, nil, err
-		}
-		for _, c := range b.calls {
-			if err := loadTurn(c.TurnID); err != nil {
+		if _, ok := b.turns[s.ActiveTurnID]; !ok {
+			t, err := e.store.GetTurn(ctx, sessionID, s.ActiveTurnID)
+			if err != nil {
 				return nil, nil, err
 			}
+			b.turns[t.ID] = &t
 		}
-		if b.results, err = e.store.GetResults(ctx, sessionID, callIDs); err != nil {
-			return nil, nil, err
-		}
+		b.active = b.turns[s.ActiveTurnID]
 	}
 	if cancels && b.active != nil && !b.active.Status.Terminal() {
 		if b.unfinished, err = e.unfinishedItems(ctx, s.ID, b.active.ID); err != nil {
@@ -218,10 +217,10 @@ func (e *Engine) decideInputs(b *inputBatch, inputs []session.Input) (Commit, ef
 		case session.InputToolResult:
 			r := *in.ToolResult
 			call, ok := b.calls[r.CallID]
-			if !ok || call.TurnID != r.TurnID {
+			t := b.turns[call.TurnID]
+			if !ok || call.TurnID != r.TurnID || t == nil {
 				return c, eff, UnknownPendingCall(r.CallID)
 			}
-			t := b.turns[call.TurnID]
 			var prev *session.ToolResult
 			if p, ok := b.results[r.CallID]; ok {
 				prev = &p

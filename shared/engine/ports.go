@@ -50,6 +50,11 @@ type Store interface {
 	GetCalls(ctx context.Context, sessionID string, callIDs []string) (map[string]session.Call, error)
 	GetResults(ctx context.Context, sessionID string, callIDs []string) (map[string]session.ToolResult, error)
 	GetIdempotency(ctx context.Context, key string) (Idempotency, error)
+	// ReadInputs reads what a batch of tool results refers to: the Session, the named turns, the named calls and
+	// their stored results, consistently and as of one moment with respect to commits (a result and the update of
+	// its turn, committed together, are seen together or not at all). Missing turns, calls and results are absent
+	// from the maps; a missing Session is ErrNotFound (wrapped).
+	ReadInputs(ctx context.Context, sessionID string, turnIDs, callIDs []string) (InputState, error)
 	// MarkedTurns calls visit for every turn that carries the reconciler mark (session.Turn.Mark), oldest first,
 	// however many there are, until visit returns an error (returned). The index is eventually consistent: act on a
 	// consistent read of each turn.
@@ -63,6 +68,14 @@ type Store interface {
 
 	PutRuntime(ctx context.Context, r RuntimeInfo) error
 	ListRuntimes(ctx context.Context) ([]RuntimeInfo, error)
+}
+
+// InputState is what Store.ReadInputs read: Turns by turn id, Calls and Results by call id.
+type InputState struct {
+	Session session.Session
+	Turns   map[string]session.Turn
+	Calls   map[string]session.Call
+	Results map[string]session.ToolResult
 }
 
 // Commit is one atomic change. Session (when set) replaces the session META on condition that its stored version

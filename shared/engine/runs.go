@@ -41,14 +41,16 @@ type Run struct {
 	pending pendingText
 	// flushErr is the error of a timer flush, returned by the run's next call.
 	flushErr error
+	// usage is token usage RecordUsage staged for the run's next commit; nil = none.
+	usage *session.Usage
 }
 
 // Streaming writes (docs/internals.md "Streaming writes"): the text deltas a harness appends to an open message are
 // coalesced, so the writes of a streamed answer grow with its bytes, not with its tokens. Buffered text is written
 // as one output_text.delta event when DeltaFlushBytes are buffered, DeltaFlushInterval after the first buffered
-// delta, and before any other output of the run (so event order is unchanged). Each flush appends one event; the
-// open message item itself is not rewritten (its partial text is rebuilt from its delta events if the turn is
-// cancelled or fails before the message finishes).
+// delta, and by the commit of the run's next other output, ahead of its events (so event order is unchanged). Each
+// flush appends one event; the open message item itself is not rewritten (its partial text is rebuilt from its
+// delta events if the turn is cancelled or fails before the message finishes).
 const (
 	DeltaFlushBytes    = 1024
 	DeltaFlushInterval = 50 * time.Millisecond
@@ -74,27 +76,44 @@ type PendingCall struct {
 // in_progress (event turn.in_progress). Resuming applies the stored tool results: one function_call_output item
 // and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
 // (docs/agents-api.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
+//
+// The first attempt starts from the Session and Turn that PeekTurn read moments ago in this process, when there is
+// such a read (peek.go): a start or a resume commits on condition that both versions are still the stored ones, so
+// a stale peek only costs a conflict and a fresh read. Where the peek would decide without a versioned write (the
+// turn looks not runnable, or a retried task of a turn already in progress), BeginRun reads afresh first.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
+	s, t, peeked := e.peeked.take(sessionID, turnID)
 	for attempt := 0; ; attempt++ {
-		r, err := e.beginRunOnce(ctx, sessionID, turnID)
-		if isConflict(err) && attempt < maxCommitAttempts {
+		r, err := e.beginRunOnce(ctx, sessionID, turnID, s, t, peeked)
+		peeked = false
+		if errors.Is(err, errStalePeek) || isConflict(err) && attempt < maxCommitAttempts {
 			continue
 		}
 		return r, err
 	}
 }
 
-func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*Run, error) {
-	s, err := e.store.GetSession(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.store.GetTurn(ctx, sessionID, turnID)
-	if err != nil {
-		return nil, err
+// errStalePeek: beginRunOnce would decide from a peeked read without a versioned write; BeginRun reads afresh.
+var errStalePeek = errors.New("peeked state not usable without a fresh read")
+
+func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s session.Session, t session.Turn, peeked bool) (*Run, error) {
+	if !peeked {
+		var err error
+		if s, err = e.store.GetSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
+		if t, err = e.store.GetTurn(ctx, sessionID, turnID); err != nil {
+			return nil, err
+		}
 	}
 	if !t.Runnable() || s.ActiveTurnID != t.ID {
+		if peeked {
+			return nil, errStalePeek
+		}
 		return nil, ErrTurnNotRunnable
+	}
+	if peeked && t.Status != session.TurnQueued && t.Status != session.TurnWaiting {
+		return nil, errStalePeek // no write below would fence a stale read
 	}
 	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
 	w := newWriter(&s)
@@ -106,6 +125,9 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
 	case session.TurnWaiting:
 		if !t.BeginResume() {
+			if peeked {
+				return nil, errStalePeek
+			}
 			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
 		}
 		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)
@@ -152,19 +174,18 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string) (*R
 	return run, nil
 }
 
-// apply runs one output change against fresh copies of the session and turn, retrying on conflicts, after writing
-// any buffered text first.
+// apply runs one output change against fresh copies of the session and turn, retrying on conflicts. Text still
+// buffered (as one output_text.delta event ahead of the change's own events) and usage staged by RecordUsage are
+// written by the same commit: one transaction, not one per kind of output.
 func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.flushLocked(ctx); err != nil {
-		return err
-	}
-	return r.applyLocked(ctx, change)
+	return r.flushLocked(ctx, change)
 }
 
-// flushLocked writes the buffered text of the open message as one output_text.delta event. r.mu is held.
-func (r *Run) flushLocked(ctx context.Context) error {
+// flushLocked commits, in one transaction, the buffered text of the open message as one output_text.delta event,
+// the staged usage, and change (nil: none). It writes nothing when there is nothing of the three. r.mu is held.
+func (r *Run) flushLocked(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
 	if r.flushErr != nil {
 		return r.flushErr
 	}
@@ -173,28 +194,63 @@ func (r *Run) flushLocked(ctx context.Context) error {
 		p.timer.Stop()
 		p.timer = nil
 	}
-	if p.itemID == "" {
+	itemID, delta, usage := p.itemID, p.text.String(), r.usage
+	if itemID == "" && usage == nil && change == nil {
 		return nil
 	}
-	itemID, delta := p.itemID, p.text.String()
 	p.itemID, p.ctx = "", nil
 	p.text.Reset()
 	idx := r.indexes[itemID]
+	var changeErr error
 	err := r.applyLocked(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
-			m["item_id"] = itemID
-			m["output_index"] = idx
-			m["content_index"] = 0
-			m["delta"] = delta
-		})
-		return nil
+		if itemID != "" {
+			w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
+				m["item_id"] = itemID
+				m["output_index"] = idx
+				m["content_index"] = 0
+				m["delta"] = delta
+			})
+		}
+		if usage != nil {
+			sum := *usage
+			if t.Usage != nil {
+				sum.InputTokens += t.Usage.InputTokens
+				sum.OutputTokens += t.Usage.OutputTokens
+			}
+			t.Usage = &sum
+		}
+		if change != nil {
+			changeErr = change(s, t, w)
+		}
+		return changeErr
 	})
-	if err != nil {
-		r.flushErr = err
+	switch {
+	case err != nil && changeErr != nil:
+		// The change refused before anything was written: the buffered text stays buffered.
+		if itemID != "" {
+			p.itemID, p.ctx = itemID, context.WithoutCancel(ctx)
+			p.text.WriteString(delta)
+		}
+		return err
+	case err != nil:
+		if itemID != "" || usage != nil {
+			r.flushErr = err
+		}
 		return err
 	}
-	r.texts[itemID] += delta
+	r.usage = nil
+	if itemID != "" {
+		r.texts[itemID] += delta
+	}
 	return nil
+}
+
+// Flush writes what the run still holds (buffered text, staged usage) as one commit, or nothing when it holds
+// nothing. harness.Run calls it before an activity task ends.
+func (r *Run) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flushLocked(ctx, nil)
 }
 
 // flushOnTimer is the DeltaFlushInterval timer: it writes text that is still buffered.
@@ -202,7 +258,7 @@ func (r *Run) flushOnTimer() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.pending.itemID != "" {
-		_ = r.flushLocked(r.pending.ctx)
+		_ = r.flushLocked(r.pending.ctx, nil)
 	}
 }
 
@@ -308,7 +364,7 @@ func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
 	}
 	p := &r.pending
 	if p.itemID != "" && p.itemID != itemID {
-		if err := r.flushLocked(ctx); err != nil {
+		if err := r.flushLocked(ctx, nil); err != nil {
 			return err
 		}
 	}
@@ -319,7 +375,7 @@ func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
 	}
 	p.text.WriteString(delta)
 	if p.text.Len() >= DeltaFlushBytes {
-		return r.flushLocked(ctx)
+		return r.flushLocked(ctx, nil)
 	}
 	return nil
 }
@@ -350,17 +406,21 @@ func (r *Run) FinishMessage(ctx context.Context, itemID, text string) error {
 	})
 }
 
-// RecordUsage adds token usage measured by the harness to the turn (no event).
+// RecordUsage adds token usage measured by the harness to the turn (no event). The usage is staged and written
+// by the run's next commit (the message it ends, the calls it parks on) or by Flush, so it costs no transaction of
+// its own; an error of an earlier timer flush is returned here.
 func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
-	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		sum := u
-		if t.Usage != nil {
-			sum.InputTokens += t.Usage.InputTokens
-			sum.OutputTokens += t.Usage.OutputTokens
-		}
-		t.Usage = &sum
-		return nil
-	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.flushErr != nil {
+		return r.flushErr
+	}
+	if r.usage == nil {
+		r.usage = &session.Usage{}
+	}
+	r.usage.InputTokens += u.InputTokens
+	r.usage.OutputTokens += u.OutputTokens
+	return nil
 }
 
 // RecordStopReason notes on the turn why the harness is ending it early (session.Turn.StopReason: a limit of the

@@ -216,6 +216,11 @@ func (e *Engine) LiveRuntimes(ctx context.Context) ([]RuntimeInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.liveOf(all), nil
+}
+
+// liveOf keeps the registrations that have not expired by now.
+func (e *Engine) liveOf(all []RuntimeInfo) []RuntimeInfo {
 	now := e.now()
 	var live []RuntimeInfo
 	for _, r := range all {
@@ -223,5 +228,5 @@ func (e *Engine) LiveRuntimes(ctx context.Context) ([]RuntimeInfo, error) {
 			live = append(live, r)
 		}
 	}
-	return live, nil
+	return live
 }

@@ -33,7 +33,8 @@ type Journal interface {
 	// RequestCalls parks the turn on the calls, in order, stores the queued calls that follow them in the model's
 	// response (Job.Queued of the run that resumes the round), and returns the new round.
 	RequestCalls(ctx context.Context, calls []engine.PendingCall, queued ...engine.PendingCall) (int, error)
-	// RecordUsage adds the step's token usage to the turn.
+	// RecordUsage adds the step's token usage to the turn. A Journal that is also a Flusher may hold it (and
+	// buffered text) for its next commit; Run flushes such a journal before it returns.
 	RecordUsage(ctx context.Context, u session.Usage) error
 	// RecordStopReason notes why the harness ends the turn early (a session.Stop* limit reason, see Limits); Run
 	// then returns completed.
@@ -50,6 +51,7 @@ type Journal interface {
 }
 
 var _ Journal = (*engine.Run)(nil)
+var _ Flusher = (*engine.Run)(nil)
 
 // Job is one activity task of a turn as the harness sees it.
 type Job struct {
@@ -137,6 +139,24 @@ type Outcome = statemachine.ActivityOutput
 // state machine's settle marks it incomplete), *ConfigError, *StructuredOutputError, ctx's error,
 // engine.ErrTurnNotRunnable (wrapped) when the turn was cancelled meanwhile, or a journal (store) error.
 func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
+	out, err := run(ctx, job, model)
+	if f, ok := job.Journal.(Flusher); ok {
+		// What the journal still holds (usage it stages for its next commit, buffered text) is written before the
+		// activity task ends; after an error it is written when it still can be.
+		if ferr := f.Flush(ctx); ferr != nil && err == nil {
+			return Outcome{}, fmt.Errorf("flush journal: %w", ferr)
+		}
+	}
+	return out, err
+}
+
+// Flusher is a Journal that holds output for its next commit (*engine.Run: staged usage, buffered text); Flush
+// writes it.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+func run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	req := NewRequest(job.TurnID, job.Config, job.History)
 	var validator *outputValidator
 	if req.OutputSchema != nil {

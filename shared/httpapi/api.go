@@ -28,8 +28,11 @@ const (
 	DefaultPollInterval = 100 * time.Millisecond
 	// DefaultMaxIdlePollInterval bounds the back-off of a stream whose Session is idle.
 	DefaultMaxIdlePollInterval = time.Second
-	DefaultKeepAliveInterval   = 15 * time.Second
-	DefaultMaxStreamDuration   = 14 * time.Minute
+	// DefaultActivePollFactor bounds the back-off of a stream whose turn is running but wrote nothing new:
+	// Options.MaxActivePollInterval defaults to this many PollIntervals.
+	DefaultActivePollFactor  = 4
+	DefaultKeepAliveInterval = 15 * time.Second
+	DefaultMaxStreamDuration = 14 * time.Minute
 )
 
 // openAIVersion is sent as `OpenAI-Version` on every response.
@@ -47,6 +50,10 @@ type Options struct {
 	// doubles from PollInterval after each empty read; an event, or a commit of this process to the Session, resets
 	// it).
 	MaxIdlePollInterval time.Duration
+	// MaxActivePollInterval is the longest a stream waits between reads while a turn runs without writing new
+	// events (a model thinking, a tool running, a runtime not yet picking up the task): the interval doubles from
+	// PollInterval after each empty read, and any event resets it (0 = DefaultActivePollFactor × PollInterval).
+	MaxActivePollInterval time.Duration
 	// KeepAliveInterval is the longest a stream stays silent before it writes a `: keep-alive` comment.
 	KeepAliveInterval time.Duration
 	// MaxStreamDuration ends a stream cleanly (clients reconnect) before the platform's streaming limit.
@@ -74,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxIdlePollInterval <= 0 {
 		o.MaxIdlePollInterval = DefaultMaxIdlePollInterval
+	}
+	if o.MaxActivePollInterval <= 0 {
+		o.MaxActivePollInterval = DefaultActivePollFactor * o.PollInterval
 	}
 	if o.KeepAliveInterval <= 0 {
 		o.KeepAliveInterval = DefaultKeepAliveInterval

@@ -224,6 +224,24 @@ func (f *fakeStore) GetResults(_ context.Context, sid string, ids []string) (map
 	return out, nil
 }
 
+// ReadInputs reads the Session, then the turns, then the calls and results: a Commit applies a result and its
+// turn under one lock, so turns read before results are never ahead of them (what the interface requires).
+func (f *fakeStore) ReadInputs(ctx context.Context, sid string, turnIDs, callIDs []string) (engine.InputState, error) {
+	s, err := f.GetSession(ctx, sid)
+	if err != nil {
+		return engine.InputState{}, err
+	}
+	st := engine.InputState{Session: s, Turns: map[string]session.Turn{}}
+	for _, id := range turnIDs {
+		if t, err := f.GetTurn(ctx, sid, id); err == nil {
+			st.Turns[id] = t
+		}
+	}
+	st.Calls, _ = f.GetCalls(ctx, sid, callIDs)
+	st.Results, _ = f.GetResults(ctx, sid, callIDs)
+	return st, nil
+}
+
 func (f *fakeStore) GetIdempotency(_ context.Context, key string) (engine.Idempotency, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -14,7 +14,7 @@ import (
 // streamBatch is how many events one Store read returns.
 const streamBatch = 100
 
-// sessionCheckInterval is how often a stream re-reads its Session to notice a deletion.
+// sessionCheckInterval is how often a stream whose Session is quiet re-reads it to notice a deletion.
 const sessionCheckInterval = time.Second
 
 // streamEvents: GET /v1/agents/sessions/{session_id}/events → 200 text/event-stream, live only: it starts after
@@ -50,9 +50,10 @@ func (a *api) startStream(w http.ResponseWriter, r *http.Request, status int) *h
 }
 
 // stream writes the Session's events with sequence > after as SSE frames
-// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval while events flow and
-// backing off to Options.MaxIdlePollInterval while the Session is idle (woken at once by this process's own commits
-// to it), and writing a
+// (`event: <type>\nid: <event_id>\ndata: <json>\n\n`), polling every Options.PollInterval while events flow,
+// backing off to Options.MaxActivePollInterval while a running turn writes nothing new and to
+// Options.MaxIdlePollInterval while the Session is idle (woken at once by this process's own commits to it), and
+// writing a
 // `: keep-alive` comment after Options.KeepAliveInterval of silence. untilSettled ends the stream right after the
 // first agent.session.idle or agent.session.failed (the creation stream).
 func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, after int64, status int, untilSettled bool) {
@@ -67,6 +68,9 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 	idle := a.opts.PollInterval
 	// quiet: the last event showed no running turn; a stream that has seen nothing yet backs off until it does.
 	quiet := true
+	// running: the last event read was of a running turn (session.in_progress or a turn's own event; each is
+	// followed by session.idle, failed or requires_action); unlike quiet, a wake does not change it.
+	running := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -91,6 +95,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 			// Quiet until further input: idle, failed, or parked on required actions. Anything else means a turn
 			// is running and more events follow.
 			quiet = ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed || ev.Type == session.EventSessionRequiresAction
+			running = ev.Type == session.EventSessionInProgress || ev.TurnID != ""
 			if untilSettled && (ev.Type == session.EventSessionIdle || ev.Type == session.EventSessionFailed) {
 				_ = rc.Flush()
 				return
@@ -112,7 +117,10 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		if now.After(deadline) {
 			return
 		}
-		if now.Sub(lastCheck) >= sessionCheckInterval {
+		// A Session with a running turn cannot be deleted (Engine.DeleteSession refuses while a turn is active), so
+		// the check only runs unless the last event read showed a turn running; the events that end a turn are
+		// committed before any deletion, so such a stream reads them, and checks, first.
+		if !running && now.Sub(lastCheck) >= sessionCheckInterval {
 			lastCheck = now
 			if _, err := a.eng.GetSession(ctx, project(r), sessionID); errors.Is(err, engine.ErrNotFound) {
 				return
@@ -125,7 +133,13 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 			idle = a.opts.PollInterval
 			timer.Reset(idle)
 		case !quiet:
-			timer.Reset(a.opts.PollInterval) // a turn is running: its next events are due
+			// A turn is running but wrote nothing since the last read (the runtime has not taken the task yet, the
+			// model is thinking, a tool runs): back off, doubling up to MaxActivePollInterval, so a reader does not
+			// read the table every PollInterval for as long as that lasts; its next event or a commit of this
+			// process to the Session resets it. Another process's commit (a runtime's) is seen by the next read.
+			idle = min(idle, max(a.opts.MaxActivePollInterval, a.opts.PollInterval))
+			timer.Reset(idle)
+			idle = min(2*idle, max(a.opts.MaxActivePollInterval, a.opts.PollInterval))
 		default:
 			// A quiet Session (idle, failed, or parked on required actions): back off, doubling up to
 			// MaxIdlePollInterval, so a parked stream does not read the table every PollInterval; a commit of this

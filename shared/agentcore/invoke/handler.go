@@ -52,8 +52,11 @@ type Options struct {
 	// AccessDeniedException.
 	Project func(*http.Request) string
 	Logger  *slog.Logger
-	// PollInterval is how often the stream reads new events (0 = 100 ms).
+	// PollInterval is how often the stream reads new events while they flow (0 = 100 ms).
 	PollInterval time.Duration
+	// MaxPollInterval bounds the back-off of a stream whose turn writes nothing new: the interval doubles from
+	// PollInterval after each empty read and any event resets it (0 = 4 × PollInterval).
+	MaxPollInterval time.Duration
 	// MaxStreamDuration ends a stream whose turn still runs with messageStop `partial_turn` (0 = 14 minutes,
 	// under the platform's 15-minute streaming limit).
 	MaxStreamDuration time.Duration
@@ -73,6 +76,9 @@ func New(o Options) *Handler {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 100 * time.Millisecond
+	}
+	if o.MaxPollInterval < o.PollInterval {
+		o.MaxPollInterval = 4 * o.PollInterval
 	}
 	if o.MaxStreamDuration <= 0 {
 		o.MaxStreamDuration = 14 * time.Minute

@@ -42,6 +42,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, inv *invocation
 	after := inv.after
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	wait := h.o.PollInterval
 	for !t.done {
 		select {
 		case <-ctx.Done():
@@ -74,10 +75,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, inv *invocation
 			}
 			break
 		}
-		if len(events) == streamBatch {
+		switch {
+		case len(events) == streamBatch:
 			timer.Reset(0)
-		} else {
-			timer.Reset(h.o.PollInterval)
+		case len(events) > 0:
+			wait = h.o.PollInterval
+			timer.Reset(wait)
+		default:
+			// The turn wrote nothing since the last read (the model thinks, a tool runs): back off, doubling up to
+			// MaxPollInterval, so a silent turn does not cost a read every PollInterval; its next event resets it.
+			timer.Reset(wait)
+			wait = min(2*wait, h.o.MaxPollInterval)
 		}
 	}
 	if t.failed != "" {
