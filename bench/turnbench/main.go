@@ -603,7 +603,7 @@ func startRuntime(root, logDir string, st stackproc.Stack, dynamoURL, sfnURL str
 	cmd.Env = append(os.Environ(),
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB="+dynamoURL, "AWS_ENDPOINT_URL_SFN="+sfnURL, "AWS_ENDPOINT_URL_LAMBDA="+st.LambdaURL,
-		"BATON_TABLE="+st.Table,
+		"BATON_TABLE="+st.Table, "BATON_LOCAL_WAKE_URL="+st.WakeURL(),
 		"BATON_ACTIVITY_ARN=arn:aws:states:us-east-1:000000000000:activity:BatonActivity",
 		"BATON_HARNESS_KIND=baton", "BATON_RUNTIME_ID="+id,
 		"BATON_HEARTBEAT_SECONDS=10")

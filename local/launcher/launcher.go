@@ -281,6 +281,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 		"AWS_ENDPOINT_URL_SFN=" + sfnURL,
 		"AWS_ENDPOINT_URL_LAMBDA=" + lambdaURL,
 		"AWS_EC2_METADATA_DISABLED=true",
+		setup.EnvLocalWakeURL + "=" + lambdaURL + stackproc.WakePath,
 		setup.EnvTable + "=" + cfg.Table,
 		setup.EnvActivityARN + "=" + template.ActivityARN("BatonActivity"),
 		setup.EnvHarnessKind + "=baton",
@@ -311,6 +312,13 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	lambdaMux := http.NewServeMux()
 	lambdaMux.Handle("/", host)
 	lambdaMux.Handle("GET /_baton/stats", host.StatsHandler()) // invocations and billed duration per function, for `make bench`
+	// The runtimes report their commits here (BATON_LOCAL_WAKE_URL), so this process's event streams read them at once.
+	lambdaMux.HandleFunc("POST "+stackproc.WakePath, func(w http.ResponseWriter, r *http.Request) {
+		if id := r.URL.Query().Get("session_id"); id != "" {
+			deps.Engine.Committed(id)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	lambdaSrv := &http.Server{Handler: lambdaMux, ReadHeaderTimeout: 10 * time.Second}
 	go serve(log, "lambda", lambdaSrv, lambdaLn)
 	cleanups = append(cleanups, func() { shutdown(lambdaSrv); host.Wait() })
@@ -346,7 +354,7 @@ func Run(ctx context.Context, cfg Config, ready func(Stack)) error {
 	if _, _, err := deps.Engine.CreateAccessKey(ctx, cfg.ProjectID, cfg.AccessKeyID, cfg.SecretAccessKey); err != nil {
 		return fmt.Errorf("provision the local AgentCore access key: %w", err)
 	}
-	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll, RuntimeSessions: deps.Store})
+	api := httpapi.New(deps.Engine, httpapi.Options{Logger: log, AdminKey: cfg.AdminKey, PollInterval: localStreamPoll, CommitsWake: true, RuntimeSessions: deps.Store})
 	apiMux := http.NewServeMux()
 	apiMux.Handle("/", api)
 	apiMux.Handle("GET /_baton/metrics", metrics.Handler())

@@ -41,6 +41,13 @@ type Stack struct {
 	RuntimePIDs   []int  `json:"runtime_pids"`
 }
 
+// WakePath is the path of the launcher's wake endpoint on its Lambda endpoint: a runtime reports a commit to a
+// Session with POST <LambdaURL>/_baton/wake?session_id=<id> (BATON_LOCAL_WAKE_URL).
+const WakePath = "/_baton/wake"
+
+// WakeURL is the BATON_LOCAL_WAKE_URL of a runtime of this stack.
+func (s Stack) WakeURL() string { return s.LambdaURL + WakePath }
+
 // StateMachineARN returns the ARN of the turn state machine of a harness kind ("" when there is none).
 func (s Stack) StateMachineARN(kind string) string { return s.StateMachineARNs[kind] }
 

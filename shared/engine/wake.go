@@ -4,7 +4,8 @@ import "sync"
 
 // wakeHub tells this process's event readers that a commit of this process touched their Session, so a reader
 // that backs off while its Session is idle (docs/internals.md "Reading the event log") polls again at once. Commits
-// of other processes (runtimes, other API instances) are not seen here; readers find those by polling.
+// of other processes (runtimes, other API instances) are not seen here unless reported with Committed (the local
+// stack does, for its runtimes); readers find the others by polling.
 type wakeHub struct {
 	mu      sync.Mutex
 	readers map[string]map[chan struct{}]struct{}
@@ -33,6 +34,11 @@ func (e *Engine) Wake(sessionID string) (<-chan struct{}, func()) {
 		}
 	}
 }
+
+// Committed wakes this process's event readers of the Session, as a commit of this process would: another
+// process (the local stack's runtime, through Options.CommitListener and the launcher) reports that it committed
+// to the Session, so a reader backing off reads at once instead of at its next poll.
+func (e *Engine) Committed(sessionID string) { e.wake.notify(sessionID) }
 
 // notify wakes every reader of sessionID.
 func (h *wakeHub) notify(sessionID string) {

@@ -61,13 +61,20 @@ func (e *Engine) commit(ctx context.Context, c Commit) error {
 	err := e.store.Commit(ctx, c)
 	if err == nil {
 		e.commits.Add(1)
+		sessionID := ""
 		switch {
 		case c.Session != nil:
-			e.wake.notify(c.Session.ID)
+			sessionID = c.Session.ID
 		case c.SessionID != "":
-			e.wake.notify(c.SessionID)
+			sessionID = c.SessionID
 		case len(c.Turns) > 0:
-			e.wake.notify(c.Turns[0].Turn.SessionID)
+			sessionID = c.Turns[0].Turn.SessionID
+		}
+		if sessionID != "" {
+			e.wake.notify(sessionID)
+			if e.commitListener != nil {
+				e.commitListener(sessionID)
+			}
 		}
 	} else if isConflict(err) {
 		e.conflicts.Add(1)

@@ -54,6 +54,12 @@ type Options struct {
 	// events (a model thinking, a tool running, a runtime not yet picking up the task): the interval doubles from
 	// PollInterval after each empty read, and any event resets it (0 = DefaultActivePollFactor × PollInterval).
 	MaxActivePollInterval time.Duration
+	// CommitsWake says every commit to the table wakes this process's streams (Engine.Wake): the local stack, whose
+	// launcher serves the API, runs Park and Settle in-process and hears its runtimes' commits (Engine.Committed,
+	// BATON_LOCAL_WAKE_URL). A stream then reads when woken and otherwise at most every MaxActivePollInterval (a
+	// backstop for a commit it does not hear of, e.g. another API process's), instead of every PollInterval while
+	// events flow. False (AWS, where a runtime's commits are found by polling) keeps the polling above.
+	CommitsWake bool
 	// KeepAliveInterval is the longest a stream stays silent before it writes a `: keep-alive` comment.
 	KeepAliveInterval time.Duration
 	// MaxStreamDuration ends a stream cleanly (clients reconnect) before the platform's streaming limit.

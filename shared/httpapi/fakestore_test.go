@@ -27,6 +27,8 @@ type fakeStore struct {
 	idem     map[string]engine.Idempotency
 	runtimes []engine.RuntimeInfo
 	failAuth error
+	// eventReads counts EventsAfter calls.
+	eventReads int
 }
 
 var _ engine.Store = (*fakeStore)(nil)
@@ -191,6 +193,7 @@ func (f *fakeStore) ItemsOfSession(_ context.Context, sid string) ([]session.Ite
 func (f *fakeStore) EventsAfter(_ context.Context, sid string, after int64, limit int) ([]session.Event, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.eventReads++
 	var out []session.Event
 	for _, e := range f.events[sid] {
 		if e.Seq > after && len(out) < limit {

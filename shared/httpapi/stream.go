@@ -129,6 +129,10 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		switch {
 		case len(events) == streamBatch:
 			timer.Reset(0) // more are waiting
+		case len(events) > 0 && a.opts.CommitsWake:
+			// The next commit wakes the stream; the timer is only the backstop.
+			idle = max(a.opts.MaxActivePollInterval, a.opts.PollInterval)
+			timer.Reset(idle)
 		case len(events) > 0:
 			idle = a.opts.PollInterval
 			timer.Reset(idle)

@@ -58,6 +58,9 @@ const (
 	EnvToolProvider  = "BATON_TOOL_PROVIDER"
 	// EnvModelProvider is the deployment's default model provider protocol (engine.Options.DefaultModelProvider).
 	EnvModelProvider = "BATON_MODEL_PROVIDER"
+	// EnvLocalWakeURL (runtime, local stack only) is the launcher's wake endpoint the runtime reports its commits
+	// to, so the launcher's event streams read a runtime's output at once (docs/configuration.md).
+	EnvLocalWakeURL = "BATON_LOCAL_WAKE_URL"
 	// EnvRegion is the SDK's region, the default of EnvAgentCoreRegion.
 	EnvRegion = "AWS_REGION"
 )
@@ -90,6 +93,9 @@ type Config struct {
 	// DefaultModelProvider (API, Stream) is BATON_MODEL_PROVIDER: the model provider protocol of Sessions whose
 	// configuration selects none ("" = none; such Sessions are refused).
 	DefaultModelProvider string
+	// LocalWakeURL (runtime) is BATON_LOCAL_WAKE_URL: the local launcher's wake endpoint, an http URL ("" = none,
+	// as on AWS, where event streams find a runtime's commits by polling).
+	LocalWakeURL string
 	// Table is the one DynamoDB table (BATON_TABLE).
 	Table string
 	// StateMachineARNs are the turn state machines, harness kind → state machine ARN (BATON_STATE_MACHINE_ARNS:
@@ -242,6 +248,10 @@ func Load(getenv func(string) string, c Component) (Config, error) {
 			bad(EnvToolProvider, "must be %s or %s, got %q", ToolProviderLocal, ToolProviderAWS, cfg.ToolProvider)
 		}
 		cfg.RuntimeCapabilities = list(get(EnvRuntimeCapabilities))
+		cfg.LocalWakeURL = get(EnvLocalWakeURL)
+		if u := cfg.LocalWakeURL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			bad(EnvLocalWakeURL, "must be an http(s) URL, got %q", u)
+		}
 		if v := get(EnvShutdownGrace); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {

@@ -69,6 +69,6 @@ func New(cfg Config, awsCfg aws.Config, adm engine.Admission) *Deps {
 	orch := sfn.New(sf, cfg.StateMachineARNs)
 	eng := engine.New(engine.Options{Store: store, Orchestrator: orch, Admission: adm, Timeouts: cfg.Timeouts, RequireLiveRuntime: true,
 		AgentCore: cfg.AgentCore, SealKey: cfg.SealKey, DefaultModelProvider: cfg.DefaultModelProvider,
-		Metrics: emf.New(os.Stdout, nil)})
+		Metrics: emf.New(os.Stdout, nil), CommitListener: localWake(cfg.LocalWakeURL)})
 	return &Deps{Config: cfg, AWS: awsCfg, DynamoDB: db, SFN: sf, Store: store, Orchestrator: orch, Engine: eng}
 }

@@ -70,7 +70,7 @@ func StartRuntime(t testing.TB, s *Stack, opts RuntimeOptions) *RuntimeProcess {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(),
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=" + s.DynamoDBURL, "AWS_ENDPOINT_URL_SFN=" + s.SFNURL, "AWS_ENDPOINT_URL_LAMBDA=" + s.LambdaURL,
-		"BATON_TABLE=" + s.Table, "BATON_ACTIVITY_ARN=" + BatonActivityARN,
+		"BATON_TABLE=" + s.Table, "BATON_ACTIVITY_ARN=" + BatonActivityARN, "BATON_LOCAL_WAKE_URL=" + s.WakeURL(),
 		"BATON_HARNESS_KIND=baton", "BATON_RUNTIME_ID=" + id, "BATON_WORKSPACE_ROOT=" + s.WorkspaceRoot,
 	}
 	cmd := exec.Command(bin)
