@@ -78,7 +78,11 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		case <-timer.C:
 		case <-wake:
 			// This process committed to the Session (new input, a tool result, a cancel): more is likely to follow.
-			idle, quiet = a.opts.PollInterval, false
+			// Where every commit wakes the stream, the next commit wakes it again: no faster polling meanwhile.
+			quiet = false
+			if !a.opts.CommitsWake {
+				idle = a.opts.PollInterval
+			}
 		}
 		events, err := a.eng.EventsAfter(ctx, sessionID, after, streamBatch)
 		if err != nil {
@@ -129,8 +133,8 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 		switch {
 		case len(events) == streamBatch:
 			timer.Reset(0) // more are waiting
-		case len(events) > 0 && a.opts.CommitsWake:
-			// The next commit wakes the stream; the timer is only the backstop.
+		case a.opts.CommitsWake && !quiet:
+			// A turn runs and every commit wakes the stream: the timer is only the backstop.
 			idle = max(a.opts.MaxActivePollInterval, a.opts.PollInterval)
 			timer.Reset(idle)
 		case len(events) > 0:
