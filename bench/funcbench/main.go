@@ -168,7 +168,7 @@ func env(apiAddr, home string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_ENDPOINT_URL_SFN=http://127.0.0.1:9",
 		"BATON_TABLE=baton-bench",
 		"BATON_STATE_MACHINE_ARNS=baton=arn:aws:states:us-east-1:123456789012:stateMachine:baton-turn-baton",
-		"BATON_ADMIN_KEY=funcbench-admin-key-0123456789abcdef",
+		"BATON_ADMIN_KEY=funcbench-admin-key-0123456789abcdef", "BATON_AGENTCORE_ACCOUNT_ID=123456789012",
 		"BATON_RUN_TIMEOUT_SECONDS=3600", "BATON_HEARTBEAT_SECONDS=60", "BATON_AWAIT_TIMEOUT_SECONDS=86400",
 	}
 }
