@@ -306,23 +306,30 @@ func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.
 // PeekTurn returns a turn and its session without any check or write, for a runtime deciding whether it can
 // serve an activity task before BeginRun writes anything. ErrNotFound when either is missing.
 func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error) {
-	var s session.Session
-	var t session.Turn
-	var err error
-	if st, ok := e.store.(sessionTurnReader); ok {
-		// One request for both; they are not read as of one moment, which is fine: whoever acts on a peek either
-		// commits on condition of both versions (BeginRun) or only declines a task.
-		s, t, err = st.GetSessionTurn(ctx, sessionID, turnID)
-	} else {
-		if s, err = e.store.GetSession(ctx, sessionID); err == nil {
-			t, err = e.store.GetTurn(ctx, sessionID, turnID)
-		}
-	}
+	// Whoever acts on a peek either commits on condition of both versions (BeginRun) or only declines a task.
+	s, t, err := e.readSessionTurn(ctx, sessionID, turnID)
 	if err != nil {
 		return session.Turn{}, session.Session{}, err
 	}
 	e.peeked.put(s, t)
 	return t, s, nil
+}
+
+// readSessionTurn reads a Session and one of its turns, in one request when the Store can (sessionTurnReader).
+// They are not read as of one moment: a caller that writes commits on condition of both versions.
+func (e *Engine) readSessionTurn(ctx context.Context, sessionID, turnID string) (session.Session, session.Turn, error) {
+	if st, ok := e.store.(sessionTurnReader); ok {
+		return st.GetSessionTurn(ctx, sessionID, turnID)
+	}
+	s, err := e.store.GetSession(ctx, sessionID)
+	if err != nil {
+		return session.Session{}, session.Turn{}, err
+	}
+	t, err := e.store.GetTurn(ctx, sessionID, turnID)
+	if err != nil {
+		return session.Session{}, session.Turn{}, err
+	}
+	return s, t, nil
 }
 
 // sessionTurnReader is a Store that reads a Session and one of its turns in one request (store/dynamo); a Store

@@ -67,11 +67,8 @@ func (e *Engine) Settle(ctx context.Context, sessionID, turnID string, run state
 }
 
 func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out statemachine.RunOutcome) (string, error) {
-	s, err := e.store.GetSession(ctx, sessionID)
-	if err != nil {
-		return "", err
-	}
-	t, err := e.store.GetTurn(ctx, sessionID, turnID)
+	// The commit below is conditional on both versions read here.
+	s, t, err := e.readSessionTurn(ctx, sessionID, turnID)
 	if err != nil {
 		return "", err
 	}

@@ -166,8 +166,8 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 		{"StreamFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query",
 			"dynamodb:UpdateItem", "states:SendTaskSuccess", "states:StartExecution"}},
 		{"ParkFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "states:SendTaskSuccess"}},
-		{"SettleFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
-		{"ReconcileFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+		{"SettleFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+		{"ReconcileFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
 			"states:DescribeExecution", "states:SendTaskSuccess", "states:StartExecution"}},
 	}
 	for _, tc := range tests {
