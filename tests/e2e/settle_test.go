@@ -1,14 +1,9 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,43 +18,6 @@ import (
 	"github.com/baton-run/baton/tests/stack"
 )
 
-// answerDropper is a proxy in front of the Step Functions endpoint for one runtime: it refuses every
-// SendTaskSuccess that reports a turn the runtime settled itself ({"settled":true}) with InvalidToken, an error
-// after which the runtime stops answering and heartbeating that task — as if it died between its commit and its
-// answer. Everything else passes through.
-type answerDropper struct {
-	dropped atomic.Int64
-	srv     *httptest.Server
-}
-
-func newAnswerDropper(t *testing.T, target string) *answerDropper {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &answerDropper{}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".SendTaskSuccess") {
-			body, _ := io.ReadAll(r.Body)
-			var in struct{ Output string }
-			_ = json.Unmarshal(body, &in)
-			if strings.Contains(in.Output, `"settled":true`) {
-				d.dropped.Add(1)
-				w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = io.WriteString(w, `{"__type":"InvalidToken","message":"injected: the answer is lost"}`)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(d.srv.Close)
-	return d
-}
-
 // TestACompletedTurnWhoseAnswerIsLostIsSettledOnce: the runtime commits the completed turn itself (turn.completed),
 // then its answer never reaches Step Functions. The Run task times out on its heartbeat, the Catch runs the Settle
 // task, which finds the turn already completed and answers so; the execution ends at Done, not TurnFailed, and the
@@ -69,8 +27,20 @@ func TestACompletedTurnWhoseAnswerIsLostIsSettledOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
 	client := stack.OpenAI(st)
-	dropper := newAnswerDropper(t, st.SFNURL)
-	stack.StartRuntime(t, st, stack.RuntimeOptions{Env: []string{"AWS_ENDPOINT_URL_SFN=" + dropper.srv.URL}})
+	// The runtime's Step Functions requests go through a proxy that refuses every SendTaskSuccess reporting a turn
+	// the runtime settled itself ({"settled":true}) with InvalidToken, an error after which the runtime stops
+	// answering and heartbeating that task — as if it died between its commit and its answer.
+	var dropped atomic.Int64
+	proxyURL := stack.TaskSuccessProxy(t, st.SFNURL, func(body []byte) (int, string) {
+		var in struct{ Output string }
+		_ = json.Unmarshal(body, &in)
+		if !strings.Contains(in.Output, `"settled":true`) {
+			return 0, ""
+		}
+		dropped.Add(1)
+		return http.StatusBadRequest, `{"__type":"InvalidToken","message":"injected: the answer is lost"}`
+	})
+	stack.StartRuntime(t, st, stack.RuntimeOptions{Env: []string{"AWS_ENDPOINT_URL_SFN=" + proxyURL}})
 
 	a, err := client.Beta.Agents.New(ctx, openai.BetaAgentNewParams{Model: "scripted"},
 		option.WithJSONSet("x_baton", map[string]any{"model_provider": map[string]any{"protocol": "scripted"},
@@ -103,7 +73,7 @@ func TestACompletedTurnWhoseAnswerIsLostIsSettledOnce(t *testing.T) {
 	if out.Status != types.ExecutionStatusSucceeded {
 		t.Errorf("execution %s, want SUCCEEDED (Settle found the turn completed)", out.Status)
 	}
-	if dropper.dropped.Load() == 0 {
+	if dropped.Load() == 0 {
 		t.Fatal("no settled:true answer reached the proxy; the runtime did not settle the turn itself")
 	}
 	// The path: Run timed out on its heartbeat, then Settle (a lambda:invoke task) and Done.

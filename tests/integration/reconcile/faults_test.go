@@ -4,11 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,32 +144,20 @@ type faultySFN struct {
 	failing atomic.Bool
 	failed  atomic.Int64
 	sent    atomic.Int64
-	srv     *httptest.Server
+	url     string
 }
 
 func newFaultySFN(t *testing.T, target string) *faultySFN {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := &faultySFN{}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".SendTaskSuccess") {
-			if f.failing.Load() {
-				f.failed.Add(1)
-				_, _ = io.Copy(io.Discard, r.Body)
-				w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-				w.WriteHeader(http.StatusInternalServerError)
-				_, _ = io.WriteString(w, `{"__type":"InternalFailure","message":"injected"}`)
-				return
-			}
-			f.sent.Add(1)
+	f.url = stack.TaskSuccessProxy(t, target, func([]byte) (int, string) {
+		if f.failing.Load() {
+			f.failed.Add(1)
+			return http.StatusInternalServerError, `{"__type":"InternalFailure","message":"injected"}`
 		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
+		f.sent.Add(1)
+		return 0, ""
+	})
 	return f
 }
 
@@ -196,7 +180,7 @@ func TestAFailedResumeIsRepaired(t *testing.T) {
 	}
 	proxy := newFaultySFN(t, st.SFNURL)
 	proxy.failing.Store(true)
-	eng := inProcessEngine(t, st, proxy.srv.URL)
+	eng := inProcessEngine(t, st, proxy.url)
 	in := []session.Input{{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: turnID, CallID: callID, Success: true, Output: json.RawMessage(`"42"`)}}}
 	if err := eng.PostEvents(ctx, project, sessionID, in, "", ""); err != nil {
 		t.Fatalf("post the result: %v", err)
