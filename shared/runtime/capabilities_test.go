@@ -97,18 +97,7 @@ func TestRuntimeDeclinesBeforeWriting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			act.tasks <- [2]string{"t_a", `{"session_id":"s_a","turn_id":"turn_s_a","harness":"baton"}`}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go func() { _ = rt.Run(ctx) }()
-			select {
-			case <-act.got:
-			case <-time.After(10 * time.Second):
-				t.Fatal("timed out waiting for the answer")
-			}
-			act.mu.Lock()
-			got := act.answers["t_a"]
-			act.mu.Unlock()
+			got := answerOf(t, rt, act, "t_a", `{"session_id":"s_a","turn_id":"turn_s_a","harness":"baton"}`)
 			if diff := cmp.Diff(answer{Op: "failure", Error: statemachine.ErrorRuntimeIncapable, Cause: tc.wantCause}, got); diff != "" {
 				t.Errorf("answer (-want +got):\n%s", diff)
 			}

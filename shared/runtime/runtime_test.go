@@ -230,6 +230,23 @@ func (blockingModel) Stream(ctx context.Context, _ harness.Request) (harness.Str
 	return nil, ctx.Err()
 }
 
+// answerOf runs rt with the one task token/input queued, until the runtime answered it, and returns the answer.
+func answerOf(t *testing.T, rt *runtime.Runtime, act *activities, token, input string) answer {
+	t.Helper()
+	act.tasks <- [2]string{token, input}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = rt.Run(ctx) }()
+	select {
+	case <-act.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for the answer")
+	}
+	act.mu.Lock()
+	defer act.mu.Unlock()
+	return act.answers[token]
+}
+
 // TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask: the harness completes but the runtime's settle write
 // fails; the answer says settled:false, so the state machine's AfterRun sends the run to the Settle task instead of
 // ending the execution with the turn unsettled (docs/internals.md "The turn state machine").
@@ -249,18 +266,7 @@ func TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	act.tasks <- [2]string{"t_text", `{"session_id":"s_text","turn_id":"turn_s_text","harness":"baton"}`}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = rt.Run(ctx) }()
-	select {
-	case <-act.got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("timed out waiting for the answer")
-	}
-	act.mu.Lock()
-	got := act.answers["t_text"]
-	act.mu.Unlock()
+	got := answerOf(t, rt, act, "t_text", `{"session_id":"s_text","turn_id":"turn_s_text","harness":"baton"}`)
 	if diff := cmp.Diff(answer{Op: "success", Output: `{"status":"completed","settled":false}`}, got); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
