@@ -73,24 +73,6 @@ func runTurn(t *testing.T, ctx context.Context, client openai.Client, sessionID,
 	return turnWindow(t, events, events[end].TurnID)
 }
 
-// rawItems lists a Session's items (ascending) as raw JSON.
-func rawItems(t *testing.T, ctx context.Context, client openai.Client, sessionID string) []string {
-	t.Helper()
-	pager := client.Beta.Agents.Sessions.Items.ListAutoPaging(ctx, sessionID, openai.BetaAgentSessionItemListParams{
-		Order: openai.BetaAgentSessionItemListParamsOrderAsc, Limit: openai.Int(3)})
-	var out []string
-	for pager.Next() {
-		out = append(out, pager.Current().RawJSON())
-		if len(out) > 100 {
-			t.Fatal("items list does not end")
-		}
-	}
-	if err := pager.Err(); err != nil {
-		t.Fatalf("list items: %v", describe(err))
-	}
-	return out
-}
-
 // TestBuiltinToolsRunInTheSessionWorkspace: with x_baton.builtin_tools the scripted model creates a file with
 // file_operations and `cat`s it with shell; each call is a command_execution item (tool name, arguments, output,
 // exit_code, status completed) in GET …/items and in the stream (item.added in_progress, then item.done completed

@@ -201,11 +201,21 @@ func getSession(t *testing.T, ctx context.Context, client openai.Client, id stri
 // cursor is exercised).
 func listItems(t *testing.T, ctx context.Context, client openai.Client, sessionID string) []wireItem {
 	t.Helper()
+	var out []wireItem
+	for _, raw := range rawItems(t, ctx, client, sessionID) {
+		out = append(out, decode[wireItem](t, raw))
+	}
+	return out
+}
+
+// rawItems lists a Session's items in ascending order as raw JSON, two per page.
+func rawItems(t *testing.T, ctx context.Context, client openai.Client, sessionID string) []string {
+	t.Helper()
 	pager := client.Beta.Agents.Sessions.Items.ListAutoPaging(ctx, sessionID, openai.BetaAgentSessionItemListParams{
 		Order: openai.BetaAgentSessionItemListParamsOrderAsc, Limit: openai.Int(2)})
-	var out []wireItem
+	var out []string
 	for pager.Next() {
-		out = append(out, decode[wireItem](t, pager.Current().RawJSON()))
+		out = append(out, pager.Current().RawJSON())
 		if len(out) > 200 {
 			t.Fatal("items list does not end")
 		}
