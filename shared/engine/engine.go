@@ -36,6 +36,8 @@ type Engine struct {
 	wake wakeHub
 	// commitListener is Options.CommitListener.
 	commitListener func(sessionID string)
+	// holdFor is Options.HoldFor (DeltaFlushInterval when unset).
+	holdFor time.Duration
 	// peeked hands PeekTurn's read to the BeginRun that follows it (peek.go).
 	peeked peekCache
 	// runtimes is the registration list the dispatch gate read last (dispatch.go).
@@ -74,10 +76,13 @@ type Options struct {
 	// into the snapshot's x_baton.model_provider. "" means none: such a Session is refused by admission
 	// (docs/model-providers.md "Choosing a model").
 	DefaultModelProvider string
-	// CommitListener, when set, is called with the Session id after each commit this process makes to a Session,
-	// besides waking this process's own event readers (Engine.Wake). It must not block. The local stack's runtimes
+	// CommitListener, when set, is called with the Session id after each commit this process makes that appends
+	// events to a Session, besides waking this process's own event readers (Engine.Wake). It must not block. The local stack's runtimes
 	// use it to wake the launcher's readers (BATON_LOCAL_WAKE_URL, docs/configuration.md); nil calls nothing.
 	CommitListener func(sessionID string)
+	// HoldFor is how long a run may hold output before its timer writes it (runs.go "Held output"); 0 means
+	// DeltaFlushInterval. Tests that must see output held set it long.
+	HoldFor time.Duration
 }
 
 // DefaultTimeouts: one model run may last an hour with a heartbeat every 60 s; a turn waits a day for results.
@@ -87,7 +92,10 @@ var DefaultTimeouts = Timeouts{RunSeconds: 3600, HeartbeatSeconds: 60, AwaitSeco
 // resumes or stops turns; Admission nil admits every configuration.
 func New(o Options) *Engine {
 	e := &Engine{store: o.Store, orch: o.Orchestrator, admission: o.Admission, clock: o.Clock, newID: o.NewID, timeouts: o.Timeouts, requireRuntime: o.RequireLiveRuntime,
-		defaultProvider: o.DefaultModelProvider, commitListener: o.CommitListener}
+		defaultProvider: o.DefaultModelProvider, commitListener: o.CommitListener, holdFor: o.HoldFor}
+	if e.holdFor <= 0 {
+		e.holdFor = DeltaFlushInterval
+	}
 	if e.clock == nil {
 		e.clock = time.Now
 	}

@@ -20,7 +20,8 @@ var ErrTurnNotRunnable = errors.New("turn is not runnable")
 
 // Run is a harness's handle on one activity task of a turn: the Session (with its frozen snapshot), the Turn, and
 // the history the model sees. Its methods append output durably, each in one transaction, and fail with
-// ErrTurnNotRunnable once the turn was cancelled or ended.
+// ErrTurnNotRunnable once the turn was cancelled or ended. Output that nothing waits on (a message opened or
+// finished, text, usage, a stop reason) is held and written by the run's next commit (see "Held output" below).
 type Run struct {
 	e       *Engine
 	Session session.Session
@@ -32,25 +33,39 @@ type Run struct {
 	// Queued are the calls the model made after the function calls of the turn's current round, to run once
 	// those calls' results are in (Turn.Queued; RequestCalls); nil before the first round.
 	Queued  []PendingCall
-	texts   map[string]string
 	indexes map[string]int
 
-	// mu serialises the run's writes: the harness's calls and the timer that flushes buffered text.
+	// mu serialises the run's writes: the harness's calls and the timer that flushes held output.
 	mu sync.Mutex
-	// pending is text appended to an open message and not yet written (see DeltaFlushBytes).
+	// held are output changes not yet written, in order; pending is text appended to an open message after them.
+	held    []change
 	pending pendingText
+	// heldItems and heldOutputs count the items and output indexes the held changes take when written, so
+	// StartMessage can name its message before it is written.
+	heldItems, heldOutputs int
+	// timer flushes held output DeltaFlushInterval after the first of it was held; timerCtx is the context it
+	// writes with.
+	timer    *time.Timer
+	timerCtx context.Context
 	// flushErr is the error of a timer flush, returned by the run's next call.
 	flushErr error
 	// usage is token usage RecordUsage staged for the run's next commit; nil = none.
 	usage *session.Usage
 }
 
-// Streaming writes (docs/internals.md "Streaming writes"): the text deltas a harness appends to an open message are
-// coalesced, so the writes of a streamed answer grow with its bytes, not with its tokens. Buffered text is written
-// as one output_text.delta event when DeltaFlushBytes are buffered, DeltaFlushInterval after the first buffered
-// delta, and by the commit of the run's next other output, ahead of its events (so event order is unchanged). Each
-// flush appends one event; the open message item itself is not rewritten (its partial text is rebuilt from its
-// delta events if the turn is cancelled or fails before the message finishes).
+// change is one output change of a run, applied to fresh copies of the Session and Turn within a commit.
+type change func(s *session.Session, t *session.Turn, w *writer) error
+
+// Held output (docs/internals.md "Streaming writes"): the text deltas a harness appends to an open message are
+// coalesced, so the writes of a streamed answer grow with its bytes, not with its tokens, and output no one waits on
+// rides on the run's next commit instead of costing a transaction of its own: StartMessage, FinishMessage,
+// RecordStopReason and RecordUsage. Buffered text is written as one output_text.delta event when DeltaFlushBytes are
+// buffered; everything held is written by the run's next other commit (the calls it parks on, an MCP call item, the
+// turn's completion: Complete), by Flush, or DeltaFlushInterval (Options.HoldFor) after the first of it was held, whichever comes
+// first — ahead of that commit's own events, in the order it was produced, so event order is unchanged and a client
+// sees output at most DeltaFlushInterval late. Each text flush appends one event; the open message item itself is
+// not rewritten (its partial text is rebuilt from its delta events if the turn is cancelled or fails before the
+// message finishes).
 const (
 	DeltaFlushBytes    = 1024
 	DeltaFlushInterval = 50 * time.Millisecond
@@ -60,8 +75,6 @@ const (
 type pendingText struct {
 	itemID string
 	text   strings.Builder
-	ctx    context.Context
-	timer  *time.Timer
 }
 
 // PendingCall is a function call the model made, for RequestCalls. Arguments is a JSON value (an object for
@@ -115,7 +128,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s s
 	if peeked && t.Status != session.TurnQueued && t.Status != session.TurnWaiting {
 		return nil, errStalePeek // no write below would fence a stale read
 	}
-	run := &Run{e: e, texts: map[string]string{}, indexes: map[string]int{}}
+	run := &Run{e: e, indexes: map[string]int{}}
 	w := newWriter(&s)
 	now := e.now()
 	switch t.Status {
@@ -174,42 +187,84 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s s
 	return run, nil
 }
 
-// apply runs one output change against fresh copies of the session and turn, retrying on conflicts. Text still
-// buffered (as one output_text.delta event ahead of the change's own events) and usage staged by RecordUsage are
-// written by the same commit: one transaction, not one per kind of output.
-func (r *Run) apply(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
+// apply runs one output change against fresh copies of the session and turn, retrying on conflicts. The output the
+// run holds (see "Held output") is written by the same commit, ahead of the change: one transaction, not one per
+// kind of output.
+func (r *Run) apply(ctx context.Context, c change) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.flushLocked(ctx, change)
+	return r.flushLocked(ctx, c, false)
 }
 
-// flushLocked commits, in one transaction, the buffered text of the open message as one output_text.delta event,
-// the staged usage, and change (nil: none). It writes nothing when there is nothing of the three. r.mu is held.
-func (r *Run) flushLocked(ctx context.Context, change func(s *session.Session, t *session.Turn, w *writer) error) error {
+// hold queues c to be written by the run's next commit, after the text buffered so far; r.mu is held.
+func (r *Run) hold(ctx context.Context, c change) error {
 	if r.flushErr != nil {
 		return r.flushErr
 	}
-	p := &r.pending
-	if p.timer != nil {
-		p.timer.Stop()
-		p.timer = nil
+	if d := r.takeText(); d != nil {
+		r.held = append(r.held, d)
 	}
-	itemID, delta, usage := p.itemID, p.text.String(), r.usage
-	if itemID == "" && usage == nil && change == nil {
+	r.held = append(r.held, c)
+	r.startTimer(ctx)
+	return nil
+}
+
+// startTimer arms the DeltaFlushInterval flush unless it is armed already; r.mu is held.
+func (r *Run) startTimer(ctx context.Context) {
+	if r.timer == nil {
+		r.timerCtx = context.WithoutCancel(ctx)
+		r.timer = time.AfterFunc(r.e.holdFor, r.flushOnTimer)
+	}
+}
+
+// takeText returns the buffered text as a change that writes it as one output_text.delta event, and empties the
+// buffer; nil when no text is buffered. r.mu is held.
+func (r *Run) takeText() change {
+	p := &r.pending
+	if p.itemID == "" {
 		return nil
 	}
-	p.itemID, p.ctx = "", nil
+	itemID, delta, idx := p.itemID, p.text.String(), r.indexes[p.itemID]
+	p.itemID = ""
 	p.text.Reset()
-	idx := r.indexes[itemID]
+	return func(s *session.Session, t *session.Turn, w *writer) error {
+		w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
+			m["item_id"] = itemID
+			m["output_index"] = idx
+			m["content_index"] = 0
+			m["delta"] = delta
+		})
+		return nil
+	}
+}
+
+// flushLocked commits, in one transaction, the output the run holds (held changes, buffered text, staged usage)
+// and then c (nil: none). It writes nothing when there is nothing to write. When the commit fails, the held output
+// stays held if c refused or keep is set; otherwise the run is broken and every later call returns the error.
+// r.mu is held.
+func (r *Run) flushLocked(ctx context.Context, c change, keep bool) error {
+	if r.flushErr != nil {
+		return r.flushErr
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer, r.timerCtx = nil, nil
+	}
+	held := r.held
+	if d := r.takeText(); d != nil {
+		held = append(held, d)
+	}
+	usage := r.usage
+	if len(held) == 0 && usage == nil && c == nil {
+		return nil
+	}
+	r.held = nil
 	var changeErr error
 	err := r.applyLocked(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		if itemID != "" {
-			w.event(session.EventOutputTextDelta, t.ID, func(m map[string]any) {
-				m["item_id"] = itemID
-				m["output_index"] = idx
-				m["content_index"] = 0
-				m["delta"] = delta
-			})
+		for _, h := range held {
+			if err := h(s, t, w); err != nil {
+				return err
+			}
 		}
 		if usage != nil {
 			sum := *usage
@@ -219,46 +274,57 @@ func (r *Run) flushLocked(ctx context.Context, change func(s *session.Session, t
 			}
 			t.Usage = &sum
 		}
-		if change != nil {
-			changeErr = change(s, t, w)
+		if c != nil {
+			changeErr = c(s, t, w)
 		}
 		return changeErr
 	})
 	switch {
-	case err != nil && changeErr != nil:
-		// The change refused before anything was written: the buffered text stays buffered.
-		if itemID != "" {
-			p.itemID, p.ctx = itemID, context.WithoutCancel(ctx)
-			p.text.WriteString(delta)
-		}
+	case err != nil && (changeErr != nil || keep):
+		// The change refused, or the caller writes the held output another way: it stays held.
+		r.held = held // the staged usage is still r.usage
+		r.startTimer(ctx)
 		return err
 	case err != nil:
-		if itemID != "" || usage != nil {
+		if len(held) > 0 || usage != nil {
 			r.flushErr = err
 		}
 		return err
 	}
 	r.usage = nil
-	if itemID != "" {
-		r.texts[itemID] += delta
-	}
+	r.heldItems, r.heldOutputs = 0, 0
 	return nil
 }
 
-// Flush writes what the run still holds (buffered text, staged usage) as one commit, or nothing when it holds
-// nothing. harness.Run calls it before an activity task ends.
+// Flush writes what the run still holds (held output, staged usage) as one commit, or nothing when it holds
+// nothing. harness.Run calls it before an activity task ends, unless Complete wrote it.
 func (r *Run) Flush(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.flushLocked(ctx, nil)
+	return r.flushLocked(ctx, nil, false)
 }
 
-// flushOnTimer is the DeltaFlushInterval timer: it writes text that is still buffered.
+// Complete commits the end of a turn whose harness completed (events turn.completed with the turn's usage, then
+// session.idle when it is the Session's active turn, as Settle does for a completed run) together with everything
+// the run still holds: the final message and the turn's completion in one transaction, on condition of the
+// versions of the Session and the turn this run last wrote or read. Errors: ErrTurnNotRunnable when the turn was
+// cancelled or ended meanwhile, or a store error; either way the held output stays held for Flush (and Settle
+// decides the turn's end).
+func (r *Run) Complete(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flushLocked(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		r.e.completeTurn(s, t, w)
+		return nil
+	}, true)
+}
+
+// flushOnTimer is the DeltaFlushInterval timer: it writes the output that is still held.
 func (r *Run) flushOnTimer() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.pending.itemID != "" {
-		_ = r.flushLocked(r.pending.ctx, nil)
+	if r.timer != nil {
+		_ = r.flushLocked(r.timerCtx, nil, false)
 	}
 }
 
@@ -323,18 +389,28 @@ func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t
 
 // StartMessage opens an assistant message with the given phase (PhaseFinalAnswer or PhaseCommentary): the item
 // (in_progress, empty content) and its output_text part, with events item.added and content_part.added. Returns the
-// item id for AppendText and FinishMessage.
+// item id for AppendText and FinishMessage. The message is held (see "Held output"): it is written with its first
+// text, at the latest DeltaFlushInterval later. Its id and output index are the ones it takes when written: while
+// a turn runs, only its run appends items to the Session (new input is refused as busy) and output to the turn.
 func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
-	var id string
-	err := r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		idx := t.OutputCount
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.flushErr != nil {
+		return "", r.flushErr
+	}
+	seq := r.Session.ItemSeq + int64(r.heldItems) + 1
+	idx := r.Turn.OutputCount + r.heldOutputs
+	id := itemID("msg", seq)
+	err := r.hold(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		if t.OutputCount != idx || s.ItemSeq+1 != seq {
+			return fmt.Errorf("start message %s: the turn's output moved under its run (output index %d, want %d; item seq %d, want %d)", id, t.OutputCount, idx, s.ItemSeq+1, seq)
+		}
 		t.OutputCount++
 		ph := phase
-		it := w.item("msg", session.Item{Type: session.ItemMessage, TurnID: t.ID, Role: "assistant", Phase: &ph, Status: session.ItemInProgress})
+		it := w.item("msg", session.Item{ID: id, Type: session.ItemMessage, TurnID: t.ID, Role: "assistant", Phase: &ph, Status: session.ItemInProgress})
 		it.OutputIndex = &idx
 		it.StartEventSeq = s.EventSeq + 1 // the item.added event below
 		w.items[len(w.items)-1].Item = it
-		id = it.ID
 		w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = idx })
 		w.event(session.EventContentPartAdded, t.ID, func(m map[string]any) {
 			m["item_id"] = it.ID
@@ -344,57 +420,55 @@ func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
 		})
 		return nil
 	})
-	if err == nil {
-		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
+	if err != nil {
+		return "", err
 	}
-	return id, err
+	r.heldItems++
+	r.heldOutputs++
+	r.indexes[id] = idx
+	return id, nil
 }
 
 // AppendText appends text to an open message. The text is buffered and written as part of one
 // output_text.delta event by the next flush (DeltaFlushBytes, DeltaFlushInterval); an error of an earlier timer
 // flush (ErrTurnNotRunnable after a cancel) is returned here.
 func (r *Run) AppendText(ctx context.Context, itemID, delta string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if _, ok := r.indexes[itemID]; !ok {
 		return fmt.Errorf("append text: message %s is not open in this run", itemID)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.flushErr != nil {
 		return r.flushErr
 	}
 	p := &r.pending
 	if p.itemID != "" && p.itemID != itemID {
-		if err := r.flushLocked(ctx, nil); err != nil {
-			return err
-		}
+		r.held = append(r.held, r.takeText())
 	}
-	if p.itemID == "" {
-		p.itemID = itemID
-		p.ctx = context.WithoutCancel(ctx)
-		p.timer = time.AfterFunc(DeltaFlushInterval, r.flushOnTimer)
-	}
+	p.itemID = itemID
 	p.text.WriteString(delta)
+	r.startTimer(ctx)
 	if p.text.Len() >= DeltaFlushBytes {
-		return r.flushLocked(ctx, nil)
+		return r.flushLocked(ctx, nil, false)
 	}
 	return nil
 }
 
 // FinishMessage completes an open message with its whole text: output_text.done, content_part.done and item.done,
-// and stores the item completed. text replaces the deltas (docs/agents-api.md §2.6).
+// and stores the item completed. text replaces the deltas (docs/agents-api.md §2.6). It is held (see "Held
+// output"): written by the run's next commit, at the latest DeltaFlushInterval later.
 func (r *Run) FinishMessage(ctx context.Context, itemID, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	idx, ok := r.indexes[itemID]
 	if !ok {
 		return fmt.Errorf("finish message: message %s is not open in this run", itemID)
 	}
-	var item session.Item
-	for _, it := range r.History {
-		if it.ID == itemID {
-			item = it
+	return r.hold(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+		it, ok := r.itemOf(w, itemID)
+		if !ok {
+			return fmt.Errorf("finish message: message %s is not in the run's history", itemID)
 		}
-	}
-	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
-		it := item
 		it.Status = session.ItemCompleted
 		it.Content = []session.ContentPart{{Type: "output_text", Text: text}}
 		w.replace(it)
@@ -406,9 +480,24 @@ func (r *Run) FinishMessage(ctx context.Context, itemID, text string) error {
 	})
 }
 
+// itemOf returns the item id as the commit being written (w) or the run's history has it last.
+func (r *Run) itemOf(w *writer, id string) (session.Item, bool) {
+	for i := len(w.items) - 1; i >= 0; i-- {
+		if w.items[i].Item.ID == id {
+			return w.items[i].Item, true
+		}
+	}
+	for i := len(r.History) - 1; i >= 0; i-- {
+		if r.History[i].ID == id {
+			return r.History[i], true
+		}
+	}
+	return session.Item{}, false
+}
+
 // RecordUsage adds token usage measured by the harness to the turn (no event). The usage is staged and written
-// by the run's next commit (the message it ends, the calls it parks on) or by Flush, so it costs no transaction of
-// its own; an error of an earlier timer flush is returned here.
+// by the run's next commit (the calls it parks on, the completion) or by Flush, so it costs no transaction of its
+// own; an error of an earlier timer flush is returned here.
 func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -425,9 +514,12 @@ func (r *Run) RecordUsage(ctx context.Context, u session.Usage) error {
 
 // RecordStopReason notes on the turn why the harness is ending it early (session.Turn.StopReason: a limit of the
 // configuration's Controls, docs/agentcore.md §3.5); the harness then completes the turn as usual. It emits no
-// event: a front door reads it from the turn when the turn.completed event arrives.
+// event: a front door reads it from the turn when the turn.completed event arrives. It is held (see "Held output")
+// and written by the run's next commit, usually the completion (Complete).
 func (r *Run) RecordStopReason(ctx context.Context, reason string) error {
-	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hold(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 		t.StopReason = reason
 		return nil
 	})

@@ -92,19 +92,11 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out s
 		}
 		return string(t.Status), nil
 	}
-	t.CompletedAt = &now
-	s.LastActiveAt = now
 	if out.Status == "completed" && out.Error == "" {
-		t.Status = session.TurnCompleted
-		if isActive {
-			e.accountUsage(&s, &t)
-		}
-		w.event(session.EventTurnCompleted, t.ID, func(m map[string]any) { m["turn"] = t; m["usage"] = t.Usage })
-		if isActive {
-			s.Status, s.ActiveTurnID, s.RequiredActions, s.Error = session.StatusIdle, "", nil, nil
-			w.event(session.EventSessionIdle, "", func(m map[string]any) { m["session"] = s })
-		}
+		e.completeTurn(&s, &t, w)
 	} else {
+		t.CompletedAt = &now
+		s.LastActiveAt = now
 		t.Status = session.TurnFailed
 		t.Error = &session.TurnError{Code: "internal_error", Message: session.FailedSessionError}
 		unfinished, err := e.unfinishedItems(ctx, s.ID, t.ID)
@@ -134,6 +126,24 @@ func (e *Engine) settleOnce(ctx context.Context, sessionID, turnID string, out s
 		e.record(ctx, MetricTurnFailures, 1, t.Harness, t.SessionID, t.ID, DimensionCause, cause)
 	}
 	return string(t.Status), nil
+}
+
+// completeTurn ends t as completed: event turn.completed with the turn's usage and, when t is the Session's active
+// turn, the usage added to the Session's and the Session idle (event session.idle). Settle and Run.Complete share it.
+func (e *Engine) completeTurn(s *session.Session, t *session.Turn, w *writer) {
+	now := e.now()
+	t.CompletedAt = &now
+	s.LastActiveAt = now
+	t.Status = session.TurnCompleted
+	isActive := s.ActiveTurnID == t.ID
+	if isActive {
+		e.accountUsage(s, t)
+	}
+	w.event(session.EventTurnCompleted, t.ID, func(m map[string]any) { m["turn"] = *t; m["usage"] = t.Usage })
+	if isActive {
+		s.Status, s.ActiveTurnID, s.RequiredActions, s.Error = session.StatusIdle, "", nil, nil
+		w.event(session.EventSessionIdle, "", func(m map[string]any) { m["session"] = *s })
+	}
 }
 
 // unfinishedItems returns a turn's items that are still in progress (a message cut off mid-stream), a message

@@ -11,8 +11,8 @@ type wakeHub struct {
 	readers map[string]map[chan struct{}]struct{}
 }
 
-// Wake returns a channel that receives (without blocking the committer) after each commit of this process to the
-// Session's partition, and a function that stops it. The channel holds at most one pending wake.
+// Wake returns a channel that receives (without blocking the committer) after each commit of this process that
+// appends events to the Session, and a function that stops it. The channel holds at most one pending wake.
 func (e *Engine) Wake(sessionID string) (<-chan struct{}, func()) {
 	h := &e.wake
 	ch := make(chan struct{}, 1)

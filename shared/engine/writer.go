@@ -28,8 +28,15 @@ func (w *writer) item(prefix string, it session.Item) session.Item {
 	return it
 }
 
-// replace queues an overwrite of an existing item (same seq).
+// replace queues an overwrite of an existing item (same seq). An item this commit already writes is changed in
+// place: a DynamoDB transaction may touch each item once.
 func (w *writer) replace(it session.Item) {
+	for i := range w.items {
+		if w.items[i].Item.Seq == it.Seq {
+			w.items[i].Item = it
+			return
+		}
+	}
 	w.items = append(w.items, ItemWrite{SessionID: w.s.ID, Item: it, Replace: true})
 }
 
@@ -70,7 +77,8 @@ func (e *Engine) commit(ctx context.Context, c Commit) error {
 		case len(c.Turns) > 0:
 			sessionID = c.Turns[0].Turn.SessionID
 		}
-		if sessionID != "" {
+		// Only a commit with events has anything for a reader (a task token, a cancel fence or stored calls do not).
+		if sessionID != "" && len(c.Events) > 0 {
 			e.wake.notify(sessionID)
 			if e.commitListener != nil {
 				e.commitListener(sessionID)

@@ -140,6 +140,16 @@ type Outcome = statemachine.ActivityOutput
 // engine.ErrTurnNotRunnable (wrapped) when the turn was cancelled meanwhile, or a journal (store) error.
 func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 	out, err := run(ctx, job, model)
+	if c, ok := job.Journal.(Completer); ok && err == nil && out.Status == StatusCompleted {
+		// The turn's completion rides on the commit of what the journal still holds (the final message): when it
+		// is written, the activity output says so and no Settle task runs. When it is not (the turn was cancelled
+		// meanwhile, or the write failed), Flush below writes what it can and Settle decides.
+		if cerr := c.Complete(ctx); cerr == nil {
+			out.Settled = true
+		} else if job.Logger != nil {
+			job.Logger.Warn("complete turn: left to the Settle task", "error", cerr)
+		}
+	}
 	if f, ok := job.Journal.(Flusher); ok {
 		// What the journal still holds (usage it stages for its next commit, buffered text) is written before the
 		// activity task ends; after an error it is written when it still can be.
@@ -148,6 +158,13 @@ func Run(ctx context.Context, job Job, model Model) (Outcome, error) {
 		}
 	}
 	return out, err
+}
+
+// Completer is a Journal that can end the turn as completed in the same commit as the output it still holds
+// (*engine.Run.Complete). Run calls it when the harness completed the turn and sets Outcome.Settled when it
+// succeeded; an error means nothing was written.
+type Completer interface {
+	Complete(ctx context.Context) error
 }
 
 // Flusher is a Journal that holds output for its next commit (*engine.Run: staged usage, buffered text); Flush

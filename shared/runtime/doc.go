@@ -9,8 +9,9 @@
 //     another runtime), begun with engine.BeginRun (ErrTurnNotRunnable → Baton.TurnNotRunnable) and run through
 //     harness.Run while a goroutine sends SendTaskHeartbeat; when Step Functions reports the task timed out or
 //     gone the work is cancelled and nothing more is sent for it;
-//   - settling: a completed turn is committed as completed with engine.Settle before the answer, which then says
-//     settled:true, so the execution ends without a Settle task;
+//   - settling: harness.Run commits a completed turn's completion together with its final output
+//     (engine.Run.Complete) before the answer, which then says settled:true, so the execution ends without a
+//     Settle task;
 //   - the answer: SendTaskSuccess with the harness.Outcome JSON, or SendTaskFailure with an ASL error name
 //     (package statemachine) and a cause that never carries secrets or internal detail; a failed send is retried with backoff
 //     for up to a minute while the heartbeat goes on, until it is accepted or Step Functions says the task can

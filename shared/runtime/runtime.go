@@ -32,8 +32,6 @@ type Engine interface {
 	RegisterRuntime(ctx context.Context, r engine.RuntimeInfo) error
 	PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error)
 	BeginRun(ctx context.Context, sessionID, turnID string) (*engine.Run, error)
-	// Settle commits a turn's terminal state from a run outcome and returns the turn's status (engine.Settle).
-	Settle(ctx context.Context, sessionID, turnID string, run statemachine.RunOutcome) (string, error)
 }
 
 // Activities is the Step Functions activity worker API; *sfn.Client implements it (against AWS or the local
@@ -321,9 +319,6 @@ func (r *Runtime) handle(work context.Context, token, input string) {
 		r.answer(work, task, log, "send task failure", r.failure(token, name, cause))
 		return
 	}
-	if out.Status == statemachine.StatusCompleted {
-		out.Settled = r.settle(work, log, in)
-	}
 	body, _ := json.Marshal(out)
 	if r.answer(work, task, log, "send task success", func(ctx context.Context) error {
 		_, err := r.act.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(token), Output: aws.String(string(body))})
@@ -331,26 +326,6 @@ func (r *Runtime) handle(work context.Context, token, input string) {
 	}) {
 		log.Info("task done", "status", out.Status, "round", out.Round)
 	}
-}
-
-// settle commits a turn whose harness completed as completed before the task is answered, so the execution ends at
-// Done without a Settle task (docs/internals.md "The turn state machine"). It reports whether the turn is now
-// completed; false (a cancel fenced the turn off, or the write failed within sendTimeout on a context detached
-// from shutdown) answers settled:false, and the state machine's Settle task decides. A runtime lost between this
-// commit and its answer is safe too: the task times out, and Settle finds the turn already terminal.
-func (r *Runtime) settle(work context.Context, log *slog.Logger, in statemachine.ActivityInput) bool {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(work), sendTimeout)
-	defer cancel()
-	status, err := r.eng.Settle(ctx, in.SessionID, in.TurnID, statemachine.RunOutcome{Status: statemachine.StatusCompleted})
-	if err != nil {
-		log.Warn("settle completed turn: left to the Settle task", "error", err)
-		return false
-	}
-	if status != statemachine.StatusCompleted {
-		log.Info("turn settled as "+status+", not completed: left to the Settle task", "status", status)
-		return false
-	}
-	return true
 }
 
 // answer delivers a task's answer with send, retrying with backoff (answerBackoff doubling up to answerMaxBackoff)

@@ -247,9 +247,10 @@ func answerOf(t *testing.T, rt *runtime.Runtime, act *activities, token, input s
 	return act.answers[token]
 }
 
-// TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask: the harness completes but the runtime's settle write
-// fails; the answer says settled:false, so the state machine's AfterRun sends the run to the Settle task instead of
-// ending the execution with the turn unsettled (docs/internals.md "The turn state machine").
+// TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask: the harness completes but the commit of the turn's
+// completion (engine.Run.Complete) fails; the run writes its final message without it and the answer says
+// settled:false, so the state machine's AfterRun sends the run to the Settle task instead of ending the execution
+// with the turn unsettled (docs/internals.md "The turn state machine").
 func TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask(t *testing.T) {
 	t.Parallel()
 	store := newMemStore()
@@ -274,6 +275,13 @@ func TestACompletionTheRuntimeCannotCommitIsLeftToTheSettleTask(t *testing.T) {
 	defer store.mu.Unlock()
 	if st := store.turns["s_text/turn_s_text"].Status; st.Terminal() {
 		t.Errorf("turn status = %s, want it left non-terminal for the Settle task", st)
+	}
+	answered := false
+	for _, it := range store.items["s_text"] {
+		answered = answered || it.Role == "assistant" && it.Status == session.ItemCompleted
+	}
+	if !answered {
+		t.Errorf("items %+v: the final message was not written without the completion", store.items["s_text"])
 	}
 }
 

@@ -1,0 +1,238 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/baton-run/baton/shared/engine"
+	"github.com/baton-run/baton/shared/session"
+	"github.com/baton-run/baton/shared/store/dynamo"
+	"github.com/baton-run/baton/tests/stack"
+)
+
+// runningTurn builds, directly on the engine over the shared stack's table, a Session whose turn a run has begun
+// (no execution runs: the orchestrator is a fake), and returns the engine, the project and the run.
+// holdFor is engine.Options.HoldFor (0: the default).
+func runningTurn(t *testing.T, ctx context.Context, holdFor time.Duration) (*engine.Engine, string, *engine.Run) {
+	t.Helper()
+	clk := &clock{now: time.Now()}
+	eng, sid := queuedTurn(t, ctx, clk, holdFor)
+	s, err := eng.GetSession(ctx, heldProject, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := eng.BeginRun(ctx, s.ID, s.ActiveTurnID)
+	if err != nil {
+		t.Fatalf("begin run: %v", err)
+	}
+	return eng, heldProject, run
+}
+
+const heldProject = "proj_held_output"
+
+// queuedTurn creates a Session with one queued turn ("hi") on an engine over the shared stack's table whose
+// orchestrator runs no execution, and returns the engine and the Session id.
+func queuedTurn(t *testing.T, ctx context.Context, clk *clock, holdFor time.Duration) (*engine.Engine, string) {
+	t.Helper()
+	st := stack.Shared(t)
+	eng := engine.New(engine.Options{Store: dynamo.New(stack.DynamoDB(st), st.Table), Orchestrator: &faultyOrch{}, Clock: clk.Now, HoldFor: holdFor})
+	s, _, err := eng.CreateSession(ctx, heldProject, engine.NewSession{Inline: engine.RawObject{"model": json.RawMessage(`"scripted"`)}})
+	if err != nil {
+		t.Fatalf("create session: %v", err)
+	}
+	msg := session.Input{Type: session.InputMessage, Message: []session.ContentPart{{Type: "input_text", Text: "hi"}}}
+	if err := eng.PostEvents(ctx, heldProject, s.ID, []session.Input{msg}, "", ""); err != nil {
+		t.Fatalf("post message: %v", err)
+	}
+	return eng, s.ID
+}
+
+// eventTypes reads the Session's events after seq and returns them with their types.
+func eventTypes(t *testing.T, ctx context.Context, eng *engine.Engine, sessionID string, after int64) ([]session.Event, []string) {
+	t.Helper()
+	evs, err := eng.EventsAfter(ctx, sessionID, after, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	return evs, types
+}
+
+// TestAShortAnswerAndItsTurnsCompletionAreOneCommit: a message opened, its text, the message finished, the usage
+// and the turn's completion are written by one transaction (engine.Run.Complete), with the events in the order
+// separate commits would have written them, and the message stored under the id StartMessage returned. (The hold
+// is long so that a slow machine cannot make the run's timer write part of it first.)
+func TestAShortAnswerAndItsTurnsCompletionAreOneCommit(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eng, project, run := runningTurn(t, ctx, time.Hour)
+	sid, tid := run.Session.ID, run.Turn.ID
+	seq := run.Session.EventSeq
+	before := eng.Stats().Commits
+
+	id, err := run.StartMessage(ctx, session.PhaseFinalAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"Hel", "lo"} {
+		if err := run.AppendText(ctx, id, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run.FinishMessage(ctx, id, "Hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.RecordUsage(ctx, session.Usage{InputTokens: 3, OutputTokens: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Complete(ctx); err != nil {
+		t.Fatalf("complete: %v", err)
+	}
+	if n := eng.Stats().Commits - before; n != 1 {
+		t.Errorf("%d commits for the answer and the completion, want 1", n)
+	}
+
+	evs, types := eventTypes(t, ctx, eng, sid, seq)
+	want := []string{session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta,
+		session.EventOutputTextDone, session.EventContentPartDone, session.EventItemDone, session.EventTurnCompleted, session.EventSessionIdle}
+	if !slices.Equal(types, want) {
+		t.Fatalf("events %v, want %v", types, want)
+	}
+	var added struct {
+		Item struct{ ID string } `json:"item"`
+	}
+	var delta struct{ Delta string }
+	_ = json.Unmarshal(evs[0].Data, &added)
+	_ = json.Unmarshal(evs[2].Data, &delta)
+	if added.Item.ID != id || delta.Delta != "Hello" {
+		t.Errorf("item.added names %q (StartMessage returned %q), delta %q (want %q)", added.Item.ID, id, delta.Delta, "Hello")
+	}
+
+	items, _, err := eng.ListItems(ctx, project, sid, tid, engine.Page{Limit: 100, Order: "asc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := items[len(items)-1]
+	if last.ID != id || last.Status != session.ItemCompleted || len(last.Content) != 1 || last.Content[0].Text != "Hello" {
+		t.Errorf("stored message %+v, want %s completed with %q", last, id, "Hello")
+	}
+	turn, err := eng.GetTurn(ctx, project, sid, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := eng.GetSession(ctx, project, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Status != session.TurnCompleted || turn.Usage == nil || turn.Usage.OutputTokens != 2 || s.Status != session.StatusIdle {
+		t.Errorf("turn %s usage %+v, session %s; want completed with the usage, idle", turn.Status, turn.Usage, s.Status)
+	}
+}
+
+// TestHeldOutputIsWrittenWithoutAFurtherCall: output the run holds is written DeltaFlushInterval after it was held
+// even when the harness writes nothing else (a model that thinks before its next token), so a client is never kept
+// waiting for it; finishing the message later is one more commit.
+func TestHeldOutputIsWrittenWithoutAFurtherCall(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eng, _, run := runningTurn(t, ctx, 0)
+	sid := run.Session.ID
+	seq := run.Session.EventSeq
+
+	id, err := run.StartMessage(ctx, session.PhaseFinalAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AppendText(ctx, id, "thinking"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta}
+	for {
+		_, types := eventTypes(t, ctx, eng, sid, seq)
+		if slices.Equal(types, want) {
+			break
+		}
+		if len(types) > 0 && !slices.Equal(types, want[:len(types)]) || ctx.Err() != nil {
+			t.Fatalf("events %v, want %v written by the run's timer", types, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := eng.Stats().Commits
+	if err := run.FinishMessage(ctx, id, "thinking"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Complete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := eng.Stats().Commits - before; n != 1 {
+		t.Errorf("%d commits to finish the message and complete the turn, want 1", n)
+	}
+}
+
+// TestACompletionAfterACancelWritesNothing: the caller cancels while the run holds a whole answer. Complete
+// refuses (the turn is not runnable), nothing of the answer is written — not even the message opening, so there is
+// no half-written message — and the turn stays cancelled with the Session idle. (The hold is long so that the
+// run's timer cannot write the answer before the cancel.)
+func TestACompletionAfterACancelWritesNothing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	eng, project, run := runningTurn(t, ctx, time.Hour)
+	sid, tid := run.Session.ID, run.Turn.ID
+
+	id, err := run.StartMessage(ctx, session.PhaseFinalAnswer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.AppendText(ctx, id, "never shown"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.FinishMessage(ctx, id, "never shown"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.PostEvents(ctx, project, sid, []session.Input{{Type: session.InputCancel}}, "", ""); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	s, err := eng.GetSession(ctx, project, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := s.EventSeq
+	if err := run.Complete(ctx); !errors.Is(err, engine.ErrTurnNotRunnable) {
+		t.Fatalf("complete after a cancel: %v, want ErrTurnNotRunnable", err)
+	}
+	if err := run.Flush(ctx); !errors.Is(err, engine.ErrTurnNotRunnable) {
+		t.Fatalf("flush after a cancel: %v, want ErrTurnNotRunnable", err)
+	}
+	if _, types := eventTypes(t, ctx, eng, sid, seq); len(types) != 0 {
+		t.Errorf("events written after the cancel: %v", types)
+	}
+	items, _, err := eng.ListItems(ctx, project, sid, tid, engine.Page{Limit: 100, Order: "asc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.ID == id || it.Role == "assistant" {
+			t.Errorf("the held message was written: %+v", it)
+		}
+	}
+	turn, err := eng.GetTurn(ctx, project, sid, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = eng.GetSession(ctx, project, sid); err != nil {
+		t.Fatal(err)
+	}
+	if turn.Status != session.TurnCancelled || s.Status != session.StatusIdle {
+		t.Errorf("turn %s, session %s; want cancelled and idle", turn.Status, s.Status)
+	}
+}
