@@ -38,8 +38,8 @@ type Engine struct {
 	commitListener func(sessionID string)
 	// holdFor is Options.HoldFor (DeltaFlushInterval when unset).
 	holdFor time.Duration
-	// peeked hands PeekTurn's read to the BeginRun that follows it (peek.go).
-	peeked peekCache
+	// history remembers the history of runs that parked their turns, for the runs that resume them (history.go).
+	history historyCache
 	// runtimes is the registration list the dispatch gate read last (dispatch.go).
 	runtimes runtimeList
 	// keys remembers API key bindings Authenticate found (immutable once stored).

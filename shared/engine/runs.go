@@ -90,12 +90,22 @@ type PendingCall struct {
 // and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
 // (docs/agents-api.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
 //
-// The first attempt starts from the Session and Turn that PeekTurn read moments ago in this process, when there is
-// such a read (peek.go): a start or a resume commits on condition that both versions are still the stored ones, so
-// a stale peek only costs a conflict and a fresh read. Where the peek would decide without a versioned write (the
-// turn looks not runnable, or a retried task of a turn already in progress), BeginRun reads afresh first.
+// The history is the Session's items as the store has them, or — when this process's run parked the turn and no
+// item of the Session changed since (Session.ItemsRevision) — that run's history (historyCache), plus the items
+// this resume applied.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
-	s, t, peeked := e.peeked.take(sessionID, turnID)
+	return e.beginRun(ctx, sessionID, turnID, session.Session{}, session.Turn{}, false)
+}
+
+// BeginRunFrom is BeginRun starting from a Session and Turn the caller read moments ago (a runtime's PeekTurn), so
+// the runtime reads them once per activity task: a start or a resume commits on condition that both versions are
+// still the stored ones, so a stale read only costs a conflict and a fresh read. Where it would decide without a
+// versioned write (the turn looks not runnable, or a retried task of a turn already in progress), it reads afresh.
+func (e *Engine) BeginRunFrom(ctx context.Context, s session.Session, t session.Turn) (*Run, error) {
+	return e.beginRun(ctx, s.ID, t.ID, s, t, true)
+}
+
+func (e *Engine) beginRun(ctx context.Context, sessionID, turnID string, s session.Session, t session.Turn, peeked bool) (*Run, error) {
 	for attempt := 0; ; attempt++ {
 		r, err := e.beginRunOnce(ctx, sessionID, turnID, s, t, peeked)
 		peeked = false
@@ -128,6 +138,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s s
 	if peeked && t.Status != session.TurnQueued && t.Status != session.TurnWaiting {
 		return nil, errStalePeek // no write below would fence a stale read
 	}
+	itemsRead := s.ItemsRevision // the writer below moves it
 	run := &Run{e: e, indexes: map[string]int{}}
 	w := newWriter(&s)
 	now := e.now()
@@ -174,9 +185,14 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s s
 		s.Version++
 		t.Version++
 	}
-	hist, err := e.store.ItemsOfSession(ctx, sessionID)
-	if err != nil {
-		return nil, err
+	hist, ok := e.history.take(sessionID, itemsRead)
+	if ok {
+		hist = withItems(hist, w.items)
+	} else {
+		var err error
+		if hist, err = e.store.ItemsOfSession(ctx, sessionID); err != nil {
+			return nil, err
+		}
 	}
 	run.Session, run.Turn, run.History = s, t, hist
 	if t.Round > 0 {
@@ -372,19 +388,25 @@ func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t
 			t.Version++
 		}
 		r.Session, r.Turn = s, t
-		for _, iw := range w.items {
-			if !iw.Replace {
-				r.History = append(r.History, iw.Item)
-			} else {
-				for i := range r.History {
-					if r.History[i].Seq == iw.Item.Seq {
-						r.History[i] = iw.Item
-					}
-				}
-			}
-		}
+		r.History = withItems(r.History, w.items)
 		return nil
 	}
+}
+
+// withItems returns hist with a commit's item writes applied: new items appended, rewritten ones replaced.
+func withItems(hist []session.Item, writes []ItemWrite) []session.Item {
+	for _, iw := range writes {
+		if !iw.Replace {
+			hist = append(hist, iw.Item)
+			continue
+		}
+		for i := range hist {
+			if hist[i].Seq == iw.Item.Seq {
+				hist[i] = iw.Item
+			}
+		}
+	}
+	return hist
 }
 
 // StartMessage opens an assistant message with the given phase (PhaseFinalAnswer or PhaseCommentary): the item
@@ -610,6 +632,9 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...P
 			return 0, err
 		}
 	}
+	// The run that resumes this round reads no history when it runs in this process and nothing changed the
+	// Session's items meanwhile (BeginRun).
+	r.e.history.put(r.Session.ID, r.Session.ItemsRevision, r.History)
 	return round, nil
 }
 

@@ -311,7 +311,6 @@ func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (sessio
 	if err != nil {
 		return session.Turn{}, session.Session{}, err
 	}
-	e.peeked.put(s, t)
 	return t, s, nil
 }
 

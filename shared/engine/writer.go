@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"github.com/baton-run/baton/shared/jsonwire"
 
 	"github.com/baton-run/baton/shared/session"
@@ -19,6 +20,7 @@ func newWriter(s *session.Session) *writer { return &writer{s: s} }
 
 // item numbers a new item, gives it an id that embeds its sequence, and queues it for the commit.
 func (w *writer) item(prefix string, it session.Item) session.Item {
+	w.s.ItemsRevision++
 	w.s.ItemSeq++
 	it.Seq = w.s.ItemSeq
 	if it.ID == "" {
@@ -31,6 +33,7 @@ func (w *writer) item(prefix string, it session.Item) session.Item {
 // replace queues an overwrite of an existing item (same seq). An item this commit already writes is changed in
 // place: a DynamoDB transaction may touch each item once.
 func (w *writer) replace(it session.Item) {
+	w.s.ItemsRevision++
 	for i := range w.items {
 		if w.items[i].Item.Seq == it.Seq {
 			w.items[i].Item = it
@@ -65,6 +68,10 @@ func (w *writer) renderEvent(seq int64, id, typ, turnID string, fill func(m map[
 }
 
 func (e *Engine) commit(ctx context.Context, c Commit) error {
+	if len(c.Items) > 0 && c.Session == nil {
+		// Session.ItemsRevision must move with every item write (the history cache relies on it).
+		return errors.New("engine: a commit that writes items must write their Session")
+	}
 	err := e.store.Commit(ctx, c)
 	if err == nil {
 		e.commits.Add(1)

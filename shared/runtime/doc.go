@@ -6,7 +6,7 @@
 //     runtime id); a task is decoded (statemachine.ActivityInput), checked against what the runtime hosts with a read-only
 //     engine.PeekTurn (another harness kind, a model provider it lacks or a capability the turn requires that it
 //     does not advertise → Baton.RuntimeIncapable before anything is written, which the state machine retries on
-//     another runtime), begun with engine.BeginRun (ErrTurnNotRunnable → Baton.TurnNotRunnable) and run through
+//     another runtime), begun with engine.BeginRunFrom from that read (ErrTurnNotRunnable → Baton.TurnNotRunnable) and run through
 //     harness.Run while a goroutine sends SendTaskHeartbeat; when Step Functions reports the task timed out or
 //     gone the work is cancelled and nothing more is sent for it;
 //   - settling: harness.Run commits a completed turn's completion together with its final output

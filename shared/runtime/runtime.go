@@ -27,11 +27,11 @@ import (
 )
 
 // Engine is what a runtime needs from the use-case layer; *engine.Engine implements it. PeekTurn is a read-only
-// load the runtime uses to decline a task it cannot serve before BeginRun writes anything.
+// load the runtime uses to decline a task it cannot serve before BeginRunFrom, which starts from that read, writes anything.
 type Engine interface {
 	RegisterRuntime(ctx context.Context, r engine.RuntimeInfo) error
 	PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error)
-	BeginRun(ctx context.Context, sessionID, turnID string) (*engine.Run, error)
+	BeginRunFrom(ctx context.Context, s session.Session, t session.Turn) (*engine.Run, error)
 }
 
 // Activities is the Step Functions activity worker API; *sfn.Client implements it (against AWS or the local
@@ -387,7 +387,7 @@ func answerFinal(err error) bool {
 // It first decides, from a read-only PeekTurn, whether this runtime can serve the turn at all: the Session's model
 // provider protocol must be hosted here and the turn's requires must be advertised. When not, it declines (an
 // error classify maps to Baton.RuntimeIncapable) before anything is written, so another runtime takes the task
-// from a clean state. A turn that is terminal or cancelled skips that decision: BeginRun reports it not runnable.
+// from a clean state. A turn that is terminal or cancelled skips that decision: BeginRunFrom reports it not runnable.
 func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harness.Outcome, error) {
 	turn, sess, err := r.eng.PeekTurn(ctx, in.SessionID, in.TurnID)
 	if err != nil {
@@ -406,7 +406,7 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 			return harness.Outcome{}, &incapableError{missing: missing}
 		}
 	}
-	run, err := r.eng.BeginRun(ctx, in.SessionID, in.TurnID)
+	run, err := r.eng.BeginRunFrom(ctx, sess, turn)
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("begin run: %w", err)
 	}

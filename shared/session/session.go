@@ -40,7 +40,10 @@ type Session struct {
 	ActiveTurnID    string
 	EventSeq        int64
 	ItemSeq         int64
-	Deleted         bool
+	// ItemsRevision changes whenever any of the Session's items is appended or rewritten (0 = none yet): a copy
+	// of its items taken at one revision is current for as long as the revision is unchanged.
+	ItemsRevision int64
+	Deleted       bool
 	// UsageUnknown is set once any root Turn ended without measured usage; Usage then stays nil.
 	UsageUnknown bool
 	// Version is the optimistic-concurrency version of the stored record (0 = not stored yet).

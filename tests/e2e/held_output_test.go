@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/session"
@@ -234,5 +238,106 @@ func TestACompletionAfterACancelWritesNothing(t *testing.T) {
 	}
 	if turn.Status != session.TurnCancelled || s.Status != session.StatusIdle {
 		t.Errorf("turn %s, session %s; want cancelled and idle", turn.Status, s.Status)
+	}
+}
+
+// historyReads is the store that counts ItemsOfSession (the history Query); everything else is the DynamoDB
+// store's, including the Session-and-turn read.
+type historyReads struct {
+	*dynamo.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (h *historyReads) ItemsOfSession(ctx context.Context, sessionID string) ([]session.Item, error) {
+	h.mu.Lock()
+	h.n++
+	h.mu.Unlock()
+	return h.Store.ItemsOfSession(ctx, sessionID)
+}
+
+func (h *historyReads) count() int { h.mu.Lock(); defer h.mu.Unlock(); return h.n }
+
+// TestAResumeInTheProcessThatParkedReadsNoHistory: the run that resumes a turn in the process whose run parked it
+// takes that run's history instead of reading the Session's items again, and it is exactly what the store holds
+// (the results applied included). A resume in another process, or one after the Session's items changed, reads.
+func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st := stack.Shared(t)
+	store := &historyReads{Store: dynamo.New(stack.DynamoDB(st), st.Table)}
+	clk := &clock{now: time.Now()}
+	newEngine := func() *engine.Engine {
+		return engine.New(engine.Options{Store: store, Orchestrator: &faultyOrch{}, Clock: clk.Now})
+	}
+	// park runs a turn of a new Session up to its required action on parker and answers it.
+	park := func(parker *engine.Engine) (sid, tid string) {
+		s, _, err := parker.CreateSession(ctx, heldProject, engine.NewSession{Inline: engine.RawObject{"model": json.RawMessage(`"scripted"`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := session.Input{Type: session.InputMessage, Message: []session.ContentPart{{Type: "input_text", Text: "hi"}}}
+		if err := parker.PostEvents(ctx, heldProject, s.ID, []session.Input{msg}, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = parker.GetSession(ctx, heldProject, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		run, err := parker.BeginRun(ctx, s.ID, s.ActiveTurnID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := run.StartMessage(ctx, session.PhaseCommentary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := run.FinishMessage(ctx, id, "let me look"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run.RequestCalls(ctx, []engine.PendingCall{{CallID: "call_a", Name: "f", Arguments: json.RawMessage(`{}`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := parker.Park(ctx, s.ID, s.ActiveTurnID, 1, "token-"+s.ID); err != nil {
+			t.Fatal(err)
+		}
+		res := session.Input{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: s.ActiveTurnID, CallID: "call_a", Success: true, Output: json.RawMessage(`"42"`)}}
+		if err := parker.PostEvents(ctx, heldProject, s.ID, []session.Input{res}, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		return s.ID, s.ActiveTurnID
+	}
+	// resume begins the resumed run on e and checks its history against the store's.
+	resume := func(e *engine.Engine, sid, tid string) {
+		t.Helper()
+		run, err := e.BeginRun(ctx, sid, tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := store.Store.ItemsOfSession(ctx, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(stored, run.History, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("resumed run's history differs from the store's (-store +run):\n%s", diff)
+		}
+		if !run.Resumed || run.History[len(run.History)-1].Type != session.ItemFunctionCallOutput {
+			t.Errorf("resumed %v, last item %+v; want the applied result last", run.Resumed, run.History[len(run.History)-1])
+		}
+	}
+
+	same := newEngine()
+	sid, tid := park(same)
+	before := store.count()
+	resume(same, sid, tid)
+	if n := store.count() - before; n != 0 {
+		t.Errorf("the resume in the process that parked read the history %d times, want 0", n)
+	}
+
+	sid, tid = park(newEngine())
+	before = store.count()
+	resume(newEngine(), sid, tid)
+	if n := store.count() - before; n != 1 {
+		t.Errorf("a resume in another process read the history %d times, want 1", n)
 	}
 }

@@ -86,6 +86,7 @@ type sessionRecord struct {
 	ActiveTurnID    string            `dynamodbav:"active_turn_id"`
 	EventSeq        int64             `dynamodbav:"event_seq"`
 	ItemSeq         int64             `dynamodbav:"item_seq"`
+	ItemsRevision   int64             `dynamodbav:"items_rev"`
 	Deleted         bool              `dynamodbav:"deleted"`
 }
 
@@ -104,7 +105,7 @@ func sessionToItem(s session.Session, version int64) (sessionRecord, error) {
 		Version: version, ID: s.ID, ProjectID: s.ProjectID, AgentID: s.Snapshot.AgentID, CreatedAt: s.CreatedAt,
 		LastActiveAt: s.LastActiveAt, Status: string(s.Status), Environment: string(s.Environment), Error: s.Error,
 		Metadata: s.Metadata, RequiredActions: string(actions), UsageUnknown: s.UsageUnknown, VaultIDs: s.VaultIDs,
-		ActiveTurnID: s.ActiveTurnID, EventSeq: s.EventSeq, ItemSeq: s.ItemSeq, Deleted: s.Deleted}
+		ActiveTurnID: s.ActiveTurnID, EventSeq: s.EventSeq, ItemSeq: s.ItemSeq, ItemsRevision: s.ItemsRevision, Deleted: s.Deleted}
 	if s.Usage != nil {
 		u, _ := jsonwire.Marshal(usageDoc(*s.Usage))
 		r.Usage = string(u)
@@ -116,7 +117,7 @@ func sessionFromItem(r sessionRecord, snap snapshotRecord) (session.Session, err
 	s := session.Session{ID: r.ID, ProjectID: r.ProjectID, CreatedAt: r.CreatedAt, LastActiveAt: r.LastActiveAt,
 		Status: session.Status(r.Status), Error: r.Error, Metadata: r.Metadata, UsageUnknown: r.UsageUnknown,
 		VaultIDs: r.VaultIDs, ActiveTurnID: r.ActiveTurnID, EventSeq: r.EventSeq, ItemSeq: r.ItemSeq,
-		Deleted: r.Deleted, Version: r.Version}
+		ItemsRevision: r.ItemsRevision, Deleted: r.Deleted, Version: r.Version}
 	if r.Environment != "" {
 		s.Environment = json.RawMessage(r.Environment)
 	}

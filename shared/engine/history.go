@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/baton-run/baton/shared/session"
+)
+
+// History cache limits: how many Sessions' histories a process keeps, and for how long. A turn's resume usually
+// follows its park within seconds (the caller answers a required action); an entry is dropped once used.
+const (
+	historyCacheSessions = 256
+	historyCacheTTL      = 10 * time.Minute
+)
+
+// historyCache remembers, per Session, the history a run of this process had when it parked its turn on function
+// calls (RequestCalls), tagged with the Session's ItemsRevision at that moment, so the run that resumes the turn in
+// this process reads no history: the tool-result writes and the task token's storage change no item, and every write
+// of an item moves ItemsRevision (writer.item, writer.replace; Engine.commit refuses items without their Session), so
+// an entry whose revision equals the one the resume read is exactly what the store holds. Anything else — another
+// process's resume, a cancel that closed an item, an entry evicted or expired — reads the store.
+type historyCache struct {
+	mu      sync.Mutex
+	entries map[string]historyEntry
+}
+
+type historyEntry struct {
+	revision int64
+	items    []session.Item
+	at       time.Time
+}
+
+// put remembers a copy of items as the Session's history at revision, dropping expired entries and, when full,
+// the oldest.
+func (c *historyCache) put(sessionID string, revision int64, items []session.Item) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[string]historyEntry{}
+	}
+	oldest := ""
+	for k, e := range c.entries {
+		if now.Sub(e.at) > historyCacheTTL {
+			delete(c.entries, k)
+		} else if oldest == "" || e.at.Before(c.entries[oldest].at) {
+			oldest = k
+		}
+	}
+	if _, ok := c.entries[sessionID]; !ok && len(c.entries) >= historyCacheSessions {
+		delete(c.entries, oldest)
+	}
+	c.entries[sessionID] = historyEntry{revision: revision, items: slices.Clone(items), at: now}
+}
+
+// take returns and forgets the Session's history if it was remembered at revision (and not expired).
+func (c *historyCache) take(sessionID string, revision int64) ([]session.Item, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[sessionID]
+	delete(c.entries, sessionID)
+	if !ok || e.revision != revision || time.Since(e.at) > historyCacheTTL {
+		return nil, false
+	}
+	return e.items, true
+}
