@@ -301,7 +301,7 @@ func (e *Engine) decideInputs(b *inputBatch, inputs []session.Input) (Commit, ef
 		}
 	}
 	if newTurn != nil {
-		c.Turns = append(c.Turns, TurnWrite{Turn: *newTurn, Unstarted: true})
+		c.Turns = append(c.Turns, TurnWrite{Turn: *newTurn})
 		eff.start = newTurn
 	}
 	if cancelledNew != nil {
@@ -366,16 +366,8 @@ func (e *Engine) afterInput(ctx context.Context, eff effects) {
 		}
 	}
 	if eff.stop != nil && e.orch != nil {
-		arn := eff.stop.ExecutionARN
-		if arn == "" {
-			if t, err := e.store.GetTurn(ctx, eff.stop.SessionID, eff.stop.ID); err == nil {
-				arn = t.ExecutionARN
-			}
-		}
-		if arn == "" {
-			arn = eff.stop.ID // the execution name; the orchestrator derives the ARN
-		}
-		if err := e.orch.StopTurn(ctx, eff.stop.Harness, arn, "cancelled by the caller"); err != nil {
+		// The execution name is the turn id; the orchestrator derives the ARN from it and the harness kind.
+		if err := e.orch.StopTurn(ctx, eff.stop.Harness, eff.stop.ID, "cancelled by the caller"); err != nil {
 			slog.ErrorContext(ctx, "stop cancelled turn", "turn_id", eff.stop.ID, "err", err)
 		}
 	}

@@ -106,7 +106,7 @@ func (e *Engine) Ready(ctx context.Context) []ReadinessCheck {
 	}
 	if e.orch != nil {
 		c := ReadinessCheck{Name: "state_machine"}
-		if _, err := e.orch.ExecutionEnded(ctx, "", readinessProbeExecution); err != nil {
+		if _, err := e.orch.ExecutionState(ctx, "", readinessProbeExecution); err != nil {
 			c.Err = fmt.Errorf("describe execution: %w", err)
 		}
 		checks = append(checks, c)

@@ -60,9 +60,6 @@ type Store interface {
 	// consistent read of each turn.
 	MarkedTurns(ctx context.Context, mark session.Mark, visit func(session.Turn) error) error
 
-	// MarkStarted records that a turn's execution started (clears the reconciler mark); idempotent.
-	MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error
-
 	// Commit applies c atomically (one transaction) or not at all.
 	Commit(ctx context.Context, c Commit) error
 
@@ -95,13 +92,11 @@ type Commit struct {
 	Idempotency    *Idempotency
 }
 
-// TurnWrite replaces a turn if its stored version equals Version (0 = create). Unstarted marks a new turn for the
-// reconciler (its execution is not yet confirmed started); every other reconciler mark is derived from the turn's
-// state (session.Turn.Mark).
+// TurnWrite replaces a turn if its stored version equals Version (0 = create). The stored reconciler mark is derived
+// from the turn's state (session.Turn.Mark): a new, queued turn is UNSTARTED until the runtime's start commit.
 type TurnWrite struct {
-	Turn      session.Turn
-	Version   int64
-	Unstarted bool
+	Turn    session.Turn
+	Version int64
 	// CheckOnly writes nothing: the commit only requires the stored version to equal Version (a fence that a
 	// concurrent write of the turn, such as a cancel request, breaks). The turn keeps its version.
 	CheckOnly bool
@@ -127,18 +122,34 @@ type Idempotency struct {
 // docs/decisions.md §6).
 type Orchestrator interface {
 	// StartTurn starts the execution named after the turn on in.Harness's state machine; starting an
-	// already-started turn with the same input succeeds and returns the same execution ARN.
+	// already-started turn with the same input succeeds and returns the same execution ARN, and so does starting a
+	// turn whose execution already ended (its name is taken). Nothing records the ARN: the turn id and the harness
+	// kind name the execution (docs/decisions.md "Execution names are turn ids").
 	StartTurn(ctx context.Context, in TurnExecution) (string, error)
 	// Resume completes a parked AwaitResults task (SendTaskSuccess with {"resumed":true}); it returns an error
 	// wrapping ErrTaskClosed when the task no longer accepts its token.
 	Resume(ctx context.Context, taskToken string) error
-	// ExecutionEnded reports whether a turn's execution (named by its ARN or, when none was recorded, by the turn
-	// id on the harness kind's state machine) is no longer running, or does not exist.
-	ExecutionEnded(ctx context.Context, harness, execution string) (bool, error)
-	// StopTurn stops a turn's execution, named by its ARN or, when none was recorded, by the turn id on the harness
-	// kind's state machine; stopping a finished one is not an error.
+	// ExecutionState reports whether a turn's execution (named by the turn id on the harness kind's state machine,
+	// or by its ARN) is running, ended, or does not exist.
+	ExecutionState(ctx context.Context, harness, execution string) (ExecutionState, error)
+	// StopTurn stops a turn's execution, named by the turn id on the harness kind's state machine (or by its ARN);
+	// stopping a finished one is not an error.
 	StopTurn(ctx context.Context, harness, execution, cause string) error
 }
+
+// ExecutionState is what Step Functions reports of a turn's execution (Orchestrator.ExecutionState).
+type ExecutionState string
+
+// Execution states.
+const (
+	// ExecutionRunning: the execution runs (a queued turn's waits for a runtime to take its activity task).
+	ExecutionRunning ExecutionState = "running"
+	// ExecutionEnded: the execution closed: succeeded, failed, timed out or aborted (stopped).
+	ExecutionEnded ExecutionState = "ended"
+	// ExecutionMissing: no execution of that name exists: it was never started, or its record expired (Step
+	// Functions keeps a closed Standard execution for 90 days).
+	ExecutionMissing ExecutionState = "missing"
+)
 
 // TurnExecution is the state machine input for one turn, defined with the rest of the state machine's contract
 // (statemachine.ExecutionInput, docs/internals.md "The turn state machine").

@@ -131,7 +131,7 @@ func (e *Engine) CreateSession(ctx context.Context, projectID string, req NewSes
 		if err := e.checkDispatch(ctx, *turn); err != nil {
 			return session.Session{}, false, err
 		}
-		c.Turns = []TurnWrite{{Turn: *turn, Unstarted: true}}
+		c.Turns = []TurnWrite{{Turn: *turn}}
 		// session.created carries the committed Session, which already reads in_progress.
 		w.events[0] = w.renderEvent(w.events[0].Seq, w.events[0].ID, session.EventSessionCreated, "", func(m map[string]any) { m["session"] = s })
 	}
@@ -211,60 +211,59 @@ func (e *Engine) openTurn(s *session.Session, w *writer, input [][]session.Conte
 	return t
 }
 
-// startTurn starts a committed Turn's execution and records that it started. A failure is logged and left to
-// the reconciler, which finds the Turn by its unstarted mark (docs/decisions.md "Execution names are turn ids").
+// startTurn starts a committed Turn's execution and writes nothing: the execution's name is the turn id, so
+// nothing needs recording, and the Turn keeps its UNSTARTED mark until the runtime's start commit moves it to
+// in_progress. A failure is logged and left to the reconciler, which finds the Turn by that mark
+// (docs/decisions.md "Execution names are turn ids").
 func (e *Engine) startTurn(ctx context.Context, t session.Turn) {
 	if e.orch == nil {
 		return
 	}
-	in := TurnExecution{SessionID: t.SessionID, TurnID: t.ID, Harness: t.Harness, Timeouts: e.timeouts}
-	arn, err := e.orch.StartTurn(ctx, in)
-	if err != nil {
+	if _, err := e.orch.StartTurn(ctx, e.turnExecution(t)); err != nil {
 		slog.ErrorContext(ctx, "start turn execution", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
 		return
 	}
 	e.record(ctx, MetricTurnsStarted, 1, t.Harness, t.SessionID, t.ID)
-	if err := e.store.MarkStarted(ctx, t.SessionID, t.ID, arn); err != nil {
-		slog.ErrorContext(ctx, "mark turn started", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
-	}
+}
+
+// turnExecution is the execution input of a Turn; the same for every start of it, so a repeated start is
+// idempotent.
+func (e *Engine) turnExecution(t session.Turn) TurnExecution {
+	return TurnExecution{SessionID: t.SessionID, TurnID: t.ID, Harness: t.Harness, Timeouts: e.timeouts}
 }
 
 // Reconcile repairs what a crash between two steps, a failed send or an execution ended behind Baton's back can
-// leave behind (docs/decisions.md "Execution names are turn ids", §7), for every marked turn at least minAge old,
-// however many there are (the index is read page by page; ctx bounds the pass):
-//   - UNSTARTED: start the turn's execution (idempotent: the execution name is the turn id);
+// leave behind (docs/internals.md "The reconciler"), for every marked turn at least minAge old, however many there
+// are (the index is read page by page; ctx bounds the pass):
+//   - UNSTARTED (queued, no runtime began it): nothing while its execution runs (it waits for a runtime); an
+//     execution that does not exist (its StartExecution failed) is started (idempotent: the execution name is the
+//     turn id); a turn whose execution ended (timed out or stopped before a runtime took it) is settled as failed;
 //   - ACTIVE and RESUMING: a turn whose execution ended without settling it is settled as failed (or as cancelled
 //     when a cancel fenced it off), so its Session is usable again;
 //   - RESUMING: a resume that is due and whose claim is stale (or bound to a replaced token) is claimed and sent.
 //
-// Step Functions refuses a second success for a closed task, so nothing runs twice. Returns how many turns it
-// acted on.
+// A pass reads the index and each marked turn, and asks Step Functions once per turn whether its execution still
+// runs; it writes only to repair. Step Functions refuses a second success for a closed task, and Settle keeps a
+// turn that is already terminal, so nothing runs or settles twice. Returns how many turns it acted on.
 func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, error) {
 	n := 0
 	cutoff := e.clock().Add(-minAge)
-	err := e.store.MarkedTurns(ctx, session.MarkUnstarted, func(marked session.Turn) error {
-		// The index is eventually consistent: act on a consistent read of the turn.
-		t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
-		if err != nil || t.CreatedAt > cutoff.Unix() || t.Status != session.TurnQueued || !t.Runnable() {
-			return nil
-		}
-		e.startTurn(ctx, t)
-		n++
-		return nil
-	})
-	if err != nil {
-		return n, err
-	}
-	for _, mark := range []session.Mark{session.MarkResuming, session.MarkActive} {
+	for _, mark := range []session.Mark{session.MarkUnstarted, session.MarkResuming, session.MarkActive} {
 		err := e.store.MarkedTurns(ctx, mark, func(marked session.Turn) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			// The index is eventually consistent: act on a consistent read of the turn.
 			t, err := e.store.GetTurn(ctx, marked.SessionID, marked.ID)
 			if err != nil || t.Status.Terminal() || t.CreatedAt > cutoff.Unix() {
 				return nil
 			}
-			acted, err := e.reconcileTurn(ctx, t, cutoff)
+			var acted bool
+			if t.Status == session.TurnQueued {
+				acted, err = e.reconcileQueued(ctx, t)
+			} else {
+				acted, err = e.reconcileTurn(ctx, t, cutoff)
+			}
 			if err != nil {
 				slog.ErrorContext(ctx, "reconcile turn", "session_id", t.SessionID, "turn_id", t.ID, "err", err)
 			}
@@ -280,18 +279,42 @@ func (e *Engine) Reconcile(ctx context.Context, minAge time.Duration) (int, erro
 	return n, nil
 }
 
-// reconcileTurn settles a started turn whose execution ended without settling it, or drives a resume that is due
-// and whose claim is older than cutoff. It reports whether it acted.
-func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.Time) (bool, error) {
-	ref := t.ExecutionARN
-	if ref == "" {
-		ref = t.ID
-	}
-	ended, err := e.orch.ExecutionEnded(ctx, t.Harness, ref)
+// reconcileQueued looks after a turn no runtime has begun, with one request to Step Functions in the usual case.
+// Its execution normally runs, waiting for a runtime to take the task: nothing to do. An execution that does not
+// exist (the StartExecution after the turn's commit failed, or its process died first) is started. An execution
+// that ended (it timed out, or was stopped, before a runtime took the task) never will run the turn: the turn is
+// settled as failed (Settle: cancelled when a cancel fenced it off), so its Session takes new input. It reports
+// whether it acted.
+func (e *Engine) reconcileQueued(ctx context.Context, t session.Turn) (bool, error) {
+	state, err := e.orch.ExecutionState(ctx, t.Harness, t.ID)
 	if err != nil {
 		return false, err
 	}
-	if ended {
+	switch {
+	case state == ExecutionRunning:
+		return false, nil
+	case state == ExecutionMissing && t.Runnable():
+		// The turn is at least minAge old, so its execution, had it started, would be visible by now.
+		if _, err := e.orch.StartTurn(ctx, e.turnExecution(t)); err != nil {
+			return false, err
+		}
+		e.record(ctx, MetricTurnsStarted, 1, t.Harness, t.SessionID, t.ID)
+		return true, nil
+	}
+	if _, err := e.Settle(ctx, t.SessionID, t.ID, statemachine.RunOutcome{Error: statemachine.ErrorExecutionEnded, Cause: "the turn's execution ended before a runtime began it"}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// reconcileTurn settles a started turn whose execution ended without settling it, or drives a resume that is due
+// and whose claim is older than cutoff. It reports whether it acted.
+func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.Time) (bool, error) {
+	state, err := e.orch.ExecutionState(ctx, t.Harness, t.ID)
+	if err != nil {
+		return false, err
+	}
+	if state != ExecutionRunning {
 		if _, err := e.Settle(ctx, t.SessionID, t.ID, statemachine.RunOutcome{Error: statemachine.ErrorExecutionEnded, Cause: "the turn's execution ended without settling it"}); err != nil {
 			return false, err
 		}

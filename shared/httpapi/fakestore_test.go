@@ -259,8 +259,6 @@ func (f *fakeStore) MarkedTurns(context.Context, session.Mark, func(session.Turn
 	return nil
 }
 
-func (f *fakeStore) MarkStarted(context.Context, string, string, string) error { return nil }
-
 func (f *fakeStore) Commit(_ context.Context, c engine.Commit) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -16,7 +16,9 @@ type Mark string
 // Reconciler marks. MarkNone: a terminal Turn, nothing to watch.
 const (
 	MarkNone Mark = ""
-	// MarkUnstarted: written, its execution not yet confirmed started; the reconciler starts it.
+	// MarkUnstarted: queued, no runtime has begun it yet. Its execution normally runs, waiting for a runtime to
+	// take its activity task; the reconciler starts an execution that is missing (its StartExecution failed) and
+	// settles the turn when its execution ended (docs/internals.md "The reconciler").
 	MarkUnstarted Mark = "UNSTARTED"
 	// MarkActive: started and not terminal; the reconciler settles it if its execution ended without settling it.
 	MarkActive Mark = "ACTIVE"
@@ -25,12 +27,13 @@ const (
 	MarkResuming Mark = "RESUMING"
 )
 
-// Mark returns the Turn's reconciler mark; unstarted reports that the Turn's execution is not confirmed started.
-func (t Turn) Mark(unstarted bool) Mark {
+// Mark returns the Turn's reconciler mark. It depends on the Turn's state alone, so every write of a Turn stores
+// the right mark: a queued Turn is UNSTARTED until the runtime's start commit moves it to in_progress.
+func (t Turn) Mark() Mark {
 	switch {
 	case t.Status.Terminal():
 		return MarkNone
-	case unstarted && t.Status == TurnQueued:
+	case t.Status == TurnQueued:
 		return MarkUnstarted
 	case t.ResumeDue():
 		return MarkResuming

@@ -34,6 +34,35 @@ func waitingTurn() Turn {
 	return t
 }
 
+// TestTheMarkFollowsTheTurnsState: the reconciler mark is a function of the state alone, so a write of any kind
+// stores the right one; a queued turn stays UNSTARTED until a runtime begins it, whoever else writes it.
+func TestTheMarkFollowsTheTurnsState(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		turn Turn
+		want Mark
+	}{
+		{"a queued turn is unstarted", Turn{Status: TurnQueued}, MarkUnstarted},
+		{"a queued turn asked to cancel is still unstarted", Turn{Status: TurnQueued, CancelRequested: true}, MarkUnstarted},
+		{"a running turn is active", Turn{Status: TurnInProgress}, MarkActive},
+		{"a waiting turn without its token is active", Turn{Status: TurnWaiting, Round: 1, PendingCalls: []string{"a"}, Answered: []string{"a"}}, MarkActive},
+		{"a waiting turn with every result and the token is resuming",
+			Turn{Status: TurnWaiting, Round: 1, PendingCalls: []string{"a"}, Answered: []string{"a"}, TaskToken: "tok", TokenRound: 1}, MarkResuming},
+		{"a completed turn has no mark", Turn{Status: TurnCompleted}, MarkNone},
+		{"a failed turn has no mark", Turn{Status: TurnFailed}, MarkNone},
+		{"a cancelled turn has no mark", Turn{Status: TurnCancelled}, MarkNone},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.turn.Mark(); got != tc.want {
+				t.Errorf("Mark() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestAcceptResultFollowsTheResultsTable(t *testing.T) {
 	t.Parallel()
 	call := Call{CallID: "a", TurnID: "turn_1", Round: 1}
@@ -127,7 +156,7 @@ func (s *sim) park(token string) {
 // reconcile is one reconciler pass after grace has passed.
 func (s *sim) reconcile() {
 	s.now += grace
-	if s.t.Mark(false) == MarkResuming && s.t.ClaimResume(s.now, grace) == ClaimTaken {
+	if s.t.Mark() == MarkResuming && s.t.ClaimResume(s.now, grace) == ClaimTaken {
 		s.send("reconciler")
 	}
 }
@@ -193,8 +222,8 @@ func TestEveryInterleavingResumesExactlyOnce(t *testing.T) {
 				if s.resumes != 1 {
 					t.Errorf("%s: resumed %d times, want 1; log: %v", name, s.resumes, s.log)
 				}
-				if s.t.Status != TurnInProgress || s.t.Mark(false) != MarkActive {
-					t.Errorf("%s: after the resume the turn is %s marked %q, want in_progress marked ACTIVE", name, s.t.Status, s.t.Mark(false))
+				if s.t.Status != TurnInProgress || s.t.Mark() != MarkActive {
+					t.Errorf("%s: after the resume the turn is %s marked %q, want in_progress marked ACTIVE", name, s.t.Status, s.t.Mark())
 				}
 			}
 		}
@@ -223,8 +252,8 @@ func TestAClaimHoldsOnlyForItsTokenAndOnlyUntilGrace(t *testing.T) {
 	if _, err := turn.Park(1, "token1"); err != nil {
 		t.Fatal(err)
 	}
-	if turn.Mark(false) != MarkResuming {
-		t.Fatalf("answered with a token: mark %q, want RESUMING", turn.Mark(false))
+	if turn.Mark() != MarkResuming {
+		t.Fatalf("answered with a token: mark %q, want RESUMING", turn.Mark())
 	}
 	if v := turn.ClaimResume(100, grace); v != ClaimTaken {
 		t.Fatalf("first claim: %v", v)
@@ -235,8 +264,8 @@ func TestAClaimHoldsOnlyForItsTokenAndOnlyUntilGrace(t *testing.T) {
 	if _, err := turn.Park(1, "token2"); err != nil {
 		t.Fatal(err)
 	}
-	if turn.Mark(false) != MarkResuming {
-		t.Fatalf("a new token must not clear the resuming mark: %q", turn.Mark(false))
+	if turn.Mark() != MarkResuming {
+		t.Fatalf("a new token must not clear the resuming mark: %q", turn.Mark())
 	}
 	if v := turn.ClaimResume(300, grace); v != ClaimTaken || turn.ClaimedToken != "token2" {
 		t.Fatalf("claim after a retried AwaitResults stored a new token: %v for %q, want ClaimTaken for token2", v, turn.ClaimedToken)
@@ -257,16 +286,16 @@ func TestCancelStopsEverything(t *testing.T) {
 	if v := turn.AcceptResult(Call{CallID: "b", Round: 1}, nil, ToolResult{CallID: "b"}); v != ResultNotAccepting {
 		t.Errorf("result after cancel: %v", v)
 	}
-	if turn.ResumeDue() || turn.Mark(false) != MarkNone || turn.Runnable() {
-		t.Errorf("a cancelled turn: due %v mark %q runnable %v", turn.ResumeDue(), turn.Mark(false), turn.Runnable())
+	if turn.ResumeDue() || turn.Mark() != MarkNone || turn.Runnable() {
+		t.Errorf("a cancelled turn: due %v mark %q runnable %v", turn.ResumeDue(), turn.Mark(), turn.Runnable())
 	}
 	running := Turn{Status: TurnInProgress}
 	if !running.RequestCancel() || running.RequestCancel() || running.Runnable() {
 		t.Errorf("RequestCancel on a running turn: want one mark, then none, and not runnable")
 	}
 	queued := Turn{Status: TurnQueued}
-	if queued.RequestCancel() || queued.Mark(true) != MarkUnstarted {
-		t.Errorf("a queued turn is quiet: no cancel fence; mark %q", queued.Mark(true))
+	if queued.RequestCancel() || queued.Mark() != MarkUnstarted {
+		t.Errorf("a queued turn is quiet: no cancel fence; mark %q", queued.Mark())
 	}
 }
 
@@ -331,8 +360,8 @@ func TestEveryInterleavingWithACancel(t *testing.T) {
 				if want := map[bool]int{false: 0, true: 1}[resumedBeforeCancel]; s.resumes != want {
 					t.Errorf("%s: resumed %d times, want %d (resumed before the cancel: %v); log: %v", name, s.resumes, want, resumedBeforeCancel, s.log)
 				}
-				if s.t.Mark(false) != MarkNone || s.t.ResumeDue() {
-					t.Errorf("%s: a cancelled turn is still marked %q (due %v)", name, s.t.Mark(false), s.t.ResumeDue())
+				if s.t.Mark() != MarkNone || s.t.ResumeDue() {
+					t.Errorf("%s: a cancelled turn is still marked %q (due %v)", name, s.t.Mark(), s.t.ResumeDue())
 				}
 			}
 		}

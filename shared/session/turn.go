@@ -57,7 +57,6 @@ type Turn struct {
 	// ClaimedToken is the task token the current claim is for ("" = none): a claim holds only for that token
 	// (lifecycle.go, ClaimResume).
 	ClaimedToken string
-	ExecutionARN string
 	// Queued are the calls of the model response that parked the current round which come after its function calls
 	// (docs/tools.md "Order of tool calls"): the harness runs them, in model order, once the round's results
 	// arrive. Nil = none. Never rendered.

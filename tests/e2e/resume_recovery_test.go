@@ -42,8 +42,10 @@ func (o *faultyOrch) Resume(_ context.Context, token string) error {
 
 func (o *faultyOrch) StopTurn(context.Context, string, string, string) error { return nil }
 
-// ExecutionEnded: no execution of this fake ever ends (the reconciler leaves other turns alone).
-func (o *faultyOrch) ExecutionEnded(context.Context, string, string) (bool, error) { return false, nil }
+// ExecutionState: every execution of this fake runs (the reconciler leaves other turns alone).
+func (o *faultyOrch) ExecutionState(context.Context, string, string) (engine.ExecutionState, error) {
+	return engine.ExecutionRunning, nil
+}
 
 // sent counts the successful sends of one token.
 func (o *faultyOrch) sent(token string) int {

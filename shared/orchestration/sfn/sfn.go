@@ -127,26 +127,30 @@ func (o *Orchestrator) Resume(ctx context.Context, taskToken string) error {
 	return nil
 }
 
-// ExecutionEnded implements engine.Orchestrator with DescribeExecution: any status but RUNNING, or
-// ExecutionDoesNotExist, is ended.
-func (o *Orchestrator) ExecutionEnded(ctx context.Context, harness, execution string) (bool, error) {
+// ExecutionState implements engine.Orchestrator with DescribeExecution: RUNNING is engine.ExecutionRunning, any
+// other status engine.ExecutionEnded, ExecutionDoesNotExist engine.ExecutionMissing. DescribeExecution is eventually
+// consistent: an execution started moments ago may still read as missing.
+func (o *Orchestrator) ExecutionState(ctx context.Context, harness, execution string) (engine.ExecutionState, error) {
 	executionARN, err := o.execution(harness, execution)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	out, err := o.api.DescribeExecution(ctx, &awssfn.DescribeExecutionInput{ExecutionArn: aws.String(executionARN)})
 	if err != nil {
 		var missing *types.ExecutionDoesNotExist
 		if errors.As(err, &missing) {
-			return true, nil
+			return engine.ExecutionMissing, nil
 		}
-		return false, fmt.Errorf("describe %s: %w", executionARN, err)
+		return "", fmt.Errorf("describe %s: %w", executionARN, err)
 	}
-	return out.Status != types.ExecutionStatusRunning, nil
+	if out.Status == types.ExecutionStatusRunning {
+		return engine.ExecutionRunning, nil
+	}
+	return engine.ExecutionEnded, nil
 }
 
-// StopTurn implements engine.Orchestrator; an execution that already ended is not an error. execution may also
-// be the turn id (the execution name, on the harness kind's state machine) when the ARN was never recorded.
+// StopTurn implements engine.Orchestrator; an execution that already ended is not an error. execution is the
+// turn id (the execution name, on the harness kind's state machine) or the execution's ARN.
 func (o *Orchestrator) StopTurn(ctx context.Context, harness, execution, cause string) error {
 	executionARN, err := o.execution(harness, execution)
 	if err != nil {

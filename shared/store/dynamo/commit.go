@@ -77,7 +77,7 @@ func (s *Store) Commit(ctx context.Context, c engine.Commit) error {
 			}})
 			continue
 		}
-		rec, err := turnToItem(tw.Turn, tw.Version+1, tw.Unstarted)
+		rec, err := turnToItem(tw.Turn, tw.Version+1)
 		if err != nil {
 			return err
 		}

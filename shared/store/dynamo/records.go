@@ -177,17 +177,16 @@ type turnDoc struct {
 }
 
 type turnRecord struct {
-	PK           string `dynamodbav:"pk"`
-	SK           string `dynamodbav:"sk"`
-	GSI1PK       string `dynamodbav:"gsi1pk,omitempty"`
-	GSI1SK       string `dynamodbav:"gsi1sk,omitempty"`
-	Version      int64  `dynamodbav:"version"`
-	TaskToken    string `dynamodbav:"task_token,omitempty"`
-	ExecutionARN string `dynamodbav:"execution_arn,omitempty"`
-	Doc          string `dynamodbav:"doc"`
+	PK        string `dynamodbav:"pk"`
+	SK        string `dynamodbav:"sk"`
+	GSI1PK    string `dynamodbav:"gsi1pk,omitempty"`
+	GSI1SK    string `dynamodbav:"gsi1sk,omitempty"`
+	Version   int64  `dynamodbav:"version"`
+	TaskToken string `dynamodbav:"task_token,omitempty"`
+	Doc       string `dynamodbav:"doc"`
 }
 
-func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, error) {
+func turnToItem(t session.Turn, version int64) (turnRecord, error) {
 	d := turnDoc{ID: t.ID, SessionID: t.SessionID, AgentID: t.AgentID, Status: string(t.Status), CreatedAt: t.CreatedAt,
 		StartedAt: t.StartedAt, CompletedAt: t.CompletedAt, Error: t.Error, Harness: t.Harness, Round: t.Round,
 		PendingCalls: t.PendingCalls, CallsTotal: t.CallsTotal, Answered: t.Answered, TokenRound: t.TokenRound,
@@ -200,9 +199,9 @@ func turnToItem(t session.Turn, version int64, unstarted bool) (turnRecord, erro
 	if err != nil {
 		return turnRecord{}, fmt.Errorf("encode turn %s: %w", t.ID, err)
 	}
-	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, ExecutionARN: t.ExecutionARN, Doc: string(doc)}
+	r := turnRecord{PK: sessionPK(t.SessionID), SK: turnSK(t.ID), Version: version, TaskToken: t.TaskToken, Doc: string(doc)}
 	// One reconciler mark per turn, derived from its state (session.Turn.Mark).
-	switch t.Mark(unstarted) {
+	switch t.Mark() {
 	case session.MarkUnstarted:
 		r.GSI1PK, r.GSI1SK = gsiUnstarted, t.ID
 	case session.MarkResuming:
@@ -222,7 +221,7 @@ func turnFromItem(r turnRecord) (session.Turn, error) {
 		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, CompletedAt: d.CompletedAt, Error: d.Error, Harness: d.Harness,
 		Round: d.Round, PendingCalls: d.PendingCalls, CallsTotal: d.CallsTotal, Answered: d.Answered,
 		TaskToken: r.TaskToken, TokenRound: d.TokenRound, ResumedRound: d.ResumedRound, OutputCount: d.OutputCount,
-		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, ExecutionARN: r.ExecutionARN, Version: r.Version, Requires: d.Requires, Queued: d.Queued, Config: d.Config, StopReason: d.StopReason}
+		CancelRequested: d.CancelRequested, ResumeClaimedAt: d.ResumeClaimedAt, ClaimedToken: d.ClaimedToken, Version: r.Version, Requires: d.Requires, Queued: d.Queued, Config: d.Config, StopReason: d.StopReason}
 	if d.Usage != nil {
 		u := session.Usage(*d.Usage)
 		t.Usage = &u

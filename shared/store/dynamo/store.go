@@ -594,36 +594,6 @@ func (s *Store) MarkedTurns(ctx context.Context, mark session.Mark, visit func(s
 	}
 }
 
-// MarkStarted implements engine.Store: records the execution ARN, moves an unstarted turn to the active mark
-// (a turn a runtime already rewrote keeps its own mark), and bumps the version so a concurrent stale write of the
-// turn fails and re-reads.
-func (s *Store) MarkStarted(ctx context.Context, sessionID, turnID, executionARN string) error {
-	k := key(sessionPK(sessionID), turnSK(turnID))
-	values := map[string]types.AttributeValue{
-		":a":   &types.AttributeValueMemberS{Value: executionARN},
-		":one": &types.AttributeValueMemberN{Value: "1"},
-	}
-	withMark := map[string]types.AttributeValue{
-		":act": &types.AttributeValueMemberS{Value: gsiActive},
-		":uns": &types.AttributeValueMemberS{Value: gsiUnstarted},
-	}
-	for k2, v := range values {
-		withMark[k2] = v
-	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
-		UpdateExpression:          aws.String("SET execution_arn = :a, version = version + :one, gsi1pk = :act"),
-		ConditionExpression:       aws.String("gsi1pk = :uns"),
-		ExpressionAttributeValues: withMark})
-	if err = translate(err, "mark turn "+turnID+" started"); !errors.Is(err, engine.ErrConflict) {
-		return err
-	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
-		UpdateExpression:          aws.String("SET execution_arn = :a, version = version + :one"),
-		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: values})
-	return translate(err, "mark turn "+turnID+" started")
-}
-
 // PutRuntime implements engine.Store.
 func (s *Store) PutRuntime(ctx context.Context, r engine.RuntimeInfo) error {
 	rec, err := runtimeToItem(r)

@@ -150,7 +150,8 @@ var taskTokenActions = map[string]bool{"states:SendTaskSuccess": true, "states:S
 // TestFunctionPoliciesMatchTheCalls pins each function's actions to what its code calls. A missing action fails
 // at runtime with AccessDenied (Park without PutItem could never store a task token); an extra one is a
 // least-privilege regression. Store.Commit writes Puts only (PutItem / TransactWriteItems, which IAM authorizes
-// per item as PutItem); UpdateItem is MarkStarted; DeleteItem is DeleteAgent; BatchGetItem is GetCalls/GetResults.
+// per item as PutItem); UpdateItem is the AgentCore pause claim (ClaimPause/ReleasePause); DeleteItem is
+// DeleteAgent; BatchGetItem is GetCalls/GetResults and the Session with its turn.
 func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 	t.Parallel()
 	tpl := load(t)
@@ -167,7 +168,7 @@ func TestFunctionPoliciesMatchTheCalls(t *testing.T) {
 			"dynamodb:UpdateItem", "states:SendTaskSuccess", "states:StartExecution"}},
 		{"ParkFunction", []string{"dynamodb:GetItem", "dynamodb:PutItem", "states:SendTaskSuccess"}},
 		{"SettleFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
-		{"ReconcileFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
+		{"ReconcileFunction", []string{"dynamodb:BatchGetItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query",
 			"states:DescribeExecution", "states:SendTaskSuccess", "states:StartExecution"}},
 	}
 	for _, tc := range tests {
