@@ -56,9 +56,9 @@ type Options struct {
 	MaxActivePollInterval time.Duration
 	// CommitsWake says every commit to the table wakes this process's streams (Engine.Wake): the local stack, whose
 	// launcher serves the API, runs Park and Settle in-process and hears its runtimes' commits (Engine.Committed,
-	// BATON_LOCAL_WAKE_URL). A stream then reads when woken and otherwise at most every MaxActivePollInterval (a
-	// backstop for a commit it does not hear of, e.g. another API process's), instead of every PollInterval while
-	// events flow. False (AWS, where a runtime's commits are found by polling) keeps the polling above.
+	// BATON_LOCAL_WAKE_URL). A stream then reads when woken and otherwise at most every MaxActivePollInterval while
+	// a turn runs and every MaxIdlePollInterval while the Session is quiet (a backstop for a commit it does not hear
+	// of, e.g. another API process's), instead of every PollInterval while events flow. False (AWS, where a runtime's commits are found by polling) keeps the polling above.
 	CommitsWake bool
 	// KeepAliveInterval is the longest a stream stays silent before it writes a `: keep-alive` comment.
 	KeepAliveInterval time.Duration

@@ -137,6 +137,10 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request, sessionID string, a
 			// A turn runs and every commit wakes the stream: the timer is only the backstop.
 			idle = max(a.opts.MaxActivePollInterval, a.opts.PollInterval)
 			timer.Reset(idle)
+		case a.opts.CommitsWake:
+			// A quiet Session whose every commit wakes the stream: nothing to poll for but the backstop.
+			idle = max(a.opts.MaxIdlePollInterval, a.opts.PollInterval)
+			timer.Reset(idle)
 		case len(events) > 0:
 			idle = a.opts.PollInterval
 			timer.Reset(idle)
