@@ -30,11 +30,14 @@ type historyEntry struct {
 	revision int64
 	items    []session.Item
 	at       time.Time
+	// turnID and calls are the turn the run parked and the calls of its round (for PeekTurn).
+	turnID string
+	calls  []string
 }
 
-// put remembers a copy of items as the Session's history at revision, dropping expired entries and, when full,
-// the oldest.
-func (c *historyCache) put(sessionID string, revision int64, items []session.Item) {
+// put remembers a copy of items as the Session's history at revision, with the turn the run parked and its round's
+// calls, dropping expired entries and, when full, the oldest.
+func (c *historyCache) put(sessionID string, revision int64, items []session.Item, turnID string, calls []string) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -52,8 +55,21 @@ func (c *historyCache) put(sessionID string, revision int64, items []session.Ite
 	if _, ok := c.entries[sessionID]; !ok && len(c.entries) >= historyCacheSessions {
 		delete(c.entries, oldest)
 	}
-	c.entries[sessionID] = historyEntry{revision: revision, items: slices.Clone(items), at: now}
+	c.entries[sessionID] = historyEntry{revision: revision, items: slices.Clone(items), at: now, turnID: turnID, calls: slices.Clone(calls)}
 }
+
+// calls returns the calls a run of this process parked the Session's turn on, if it did (the entry stays).
+func (c *historyCache) calls(sessionID, turnID string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[sessionID]; ok && e.turnID == turnID && len(e.calls) <= maxPeekedResults {
+		return e.calls
+	}
+	return nil
+}
+
+// maxPeekedResults keeps PeekTurn's read to one BatchGetItem (100 keys: META, SNAPSHOT, the turn, the results).
+const maxPeekedResults = 97
 
 // take returns and forgets the Session's history if it was remembered at revision (and not expired).
 func (c *historyCache) take(sessionID string, revision int64) ([]session.Item, bool) {

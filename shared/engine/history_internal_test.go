@@ -13,12 +13,18 @@ func TestTheHistoryCacheAnswersOnlyForTheRevisionItWasTakenAt(t *testing.T) {
 	t.Parallel()
 	var c historyCache
 	items := []session.Item{{Seq: 1, ID: "msg_1"}, {Seq: 2, ID: "fc_2"}}
-	c.put("sess_a", 7, items)
+	c.put("sess_a", 7, items, "turn_a", []string{"call_1"})
 	items[0].ID = "changed after put"
 	if _, ok := c.take("sess_a", 8); ok {
 		t.Error("an entry taken at revision 7 answered for revision 8")
 	}
-	c.put("sess_a", 7, items[:1])
+	c.put("sess_a", 7, items[:1], "turn_a", []string{"call_1"})
+	if got := c.calls("sess_a", "turn_a"); len(got) != 1 || got[0] != "call_1" {
+		t.Errorf("calls of the parked turn = %v, want [call_1]", got)
+	}
+	if got := c.calls("sess_a", "turn_b"); got != nil {
+		t.Errorf("calls of another turn = %v, want none", got)
+	}
 	got, ok := c.take("sess_a", 7)
 	if !ok || len(got) != 1 || got[0].ID != "changed after put" {
 		t.Errorf("take at the same revision = %v, %v; want the copy put", got, ok)
@@ -28,7 +34,7 @@ func TestTheHistoryCacheAnswersOnlyForTheRevisionItWasTakenAt(t *testing.T) {
 	}
 
 	for i := range historyCacheSessions + 1 {
-		c.put(fmt.Sprintf("sess_%d", i), 1, items)
+		c.put(fmt.Sprintf("sess_%d", i), 1, items, "turn_a", nil)
 	}
 	if n := len(c.entries); n != historyCacheSessions {
 		t.Errorf("%d entries after %d puts, want at most %d", n, historyCacheSessions+1, historyCacheSessions)

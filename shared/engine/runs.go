@@ -94,20 +94,21 @@ type PendingCall struct {
 // item of the Session changed since (Session.ItemsRevision) — that run's history (historyCache), plus the items
 // this resume applied.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
-	return e.beginRun(ctx, sessionID, turnID, session.Session{}, session.Turn{}, false)
+	return e.beginRun(ctx, sessionID, turnID, Peek{}, false)
 }
 
-// BeginRunFrom is BeginRun starting from a Session and Turn the caller read moments ago (a runtime's PeekTurn), so
-// the runtime reads them once per activity task: a start or a resume commits on condition that both versions are
-// still the stored ones, so a stale read only costs a conflict and a fresh read. Where it would decide without a
-// versioned write (the turn looks not runnable, or a retried task of a turn already in progress), it reads afresh.
-func (e *Engine) BeginRunFrom(ctx context.Context, s session.Session, t session.Turn) (*Run, error) {
-	return e.beginRun(ctx, s.ID, t.ID, s, t, true)
+// BeginRunFrom is BeginRun starting from what the caller's PeekTurn read moments ago, so a runtime reads the
+// Session and turn (and, for a resume its process parked, the results) once per activity task: a start or a
+// resume commits on condition that both versions are still the stored ones, so a stale read only costs a conflict
+// and a fresh read. Where it would decide without a versioned write (the turn looks not runnable, or a retried task
+// of a turn already in progress), it reads afresh.
+func (e *Engine) BeginRunFrom(ctx context.Context, p Peek) (*Run, error) {
+	return e.beginRun(ctx, p.Session.ID, p.Turn.ID, p, true)
 }
 
-func (e *Engine) beginRun(ctx context.Context, sessionID, turnID string, s session.Session, t session.Turn, peeked bool) (*Run, error) {
+func (e *Engine) beginRun(ctx context.Context, sessionID, turnID string, p Peek, peeked bool) (*Run, error) {
 	for attempt := 0; ; attempt++ {
-		r, err := e.beginRunOnce(ctx, sessionID, turnID, s, t, peeked)
+		r, err := e.beginRunOnce(ctx, sessionID, turnID, p, peeked)
 		peeked = false
 		if errors.Is(err, errStalePeek) || isConflict(err) && attempt < maxCommitAttempts {
 			continue
@@ -119,7 +120,8 @@ func (e *Engine) beginRun(ctx context.Context, sessionID, turnID string, s sessi
 // errStalePeek: beginRunOnce would decide from a peeked read without a versioned write; BeginRun reads afresh.
 var errStalePeek = errors.New("peeked state not usable without a fresh read")
 
-func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s session.Session, t session.Turn, peeked bool) (*Run, error) {
+func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, p Peek, peeked bool) (*Run, error) {
+	s, t := p.Session, p.Turn
 	if !peeked {
 		var err error
 		if s, err = e.store.GetSession(ctx, sessionID); err != nil {
@@ -154,9 +156,12 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, s s
 			}
 			return nil, fmt.Errorf("turn %s round %d is waiting for results: %w", t.ID, t.Round, ErrTurnNotRunnable)
 		}
-		results, err := e.store.GetResults(ctx, sessionID, t.PendingCalls)
-		if err != nil {
-			return nil, err
+		results := p.results
+		if !peeked || !answersAll(results, t.PendingCalls) {
+			var err error
+			if results, err = e.store.GetResults(ctx, sessionID, t.PendingCalls); err != nil {
+				return nil, err
+			}
 		}
 		for _, id := range t.PendingCalls {
 			r := results[id]
@@ -391,6 +396,16 @@ func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t
 		r.History = withItems(r.History, w.items)
 		return nil
 	}
+}
+
+// answersAll reports whether results has a result for every call.
+func answersAll(results map[string]session.ToolResult, calls []string) bool {
+	for _, id := range calls {
+		if _, ok := results[id]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // withItems returns hist with a commit's item writes applied: new items appended, rewritten ones replaced.
@@ -634,7 +649,7 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...P
 	}
 	// The run that resumes this round reads no history when it runs in this process and nothing changed the
 	// Session's items meanwhile (BeginRun).
-	r.e.history.put(r.Session.ID, r.Session.ItemsRevision, r.History)
+	r.e.history.put(r.Session.ID, r.Session.ItemsRevision, r.History, r.Turn.ID, r.Turn.PendingCalls)
 	return round, nil
 }
 

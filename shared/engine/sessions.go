@@ -326,22 +326,39 @@ func (e *Engine) reconcileTurn(ctx context.Context, t session.Turn, cutoff time.
 	return true, e.tryResume(ctx, t.SessionID, t.ID)
 }
 
-// PeekTurn returns a turn and its session without any check or write, for a runtime deciding whether it can
-// serve an activity task before BeginRun writes anything. ErrNotFound when either is missing.
-func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error) {
-	// Whoever acts on a peek either commits on condition of both versions (BeginRun) or only declines a task.
-	s, t, err := e.readSessionTurn(ctx, sessionID, turnID)
-	if err != nil {
-		return session.Turn{}, session.Session{}, err
+// Peek is what PeekTurn read: a Session and one of its turns, as they were moments ago.
+type Peek struct {
+	Session session.Session
+	Turn    session.Turn
+	// results are the stored results of the calls a run of this process parked the turn on (the history cache
+	// knows them), read in the same request; nil when there is no such run. BeginRunFrom uses them when they
+	// answer every call the turn waits for: a stored result never changes.
+	results map[string]session.ToolResult
+}
+
+// PeekTurn reads a turn and its session without any check or write, for a runtime deciding whether it can serve an
+// activity task before BeginRunFrom writes anything. When a run of this process parked the turn, the results of
+// its calls are read in the same request, for the resume. ErrNotFound when either is missing.
+func (e *Engine) PeekTurn(ctx context.Context, sessionID, turnID string) (Peek, error) {
+	// Whoever acts on a peek either commits on condition of both versions (BeginRunFrom) or only declines a task.
+	calls := e.history.calls(sessionID, turnID)
+	if st, ok := e.store.(sessionTurnReader); ok {
+		s, t, results, err := st.GetSessionTurnResults(ctx, sessionID, turnID, calls)
+		if len(calls) == 0 {
+			results = nil
+		}
+		return Peek{Session: s, Turn: t, results: results}, err
 	}
-	return t, s, nil
+	s, t, err := e.readSessionTurn(ctx, sessionID, turnID)
+	return Peek{Session: s, Turn: t}, err
 }
 
 // readSessionTurn reads a Session and one of its turns, in one request when the Store can (sessionTurnReader).
 // They are not read as of one moment: a caller that writes commits on condition of both versions.
 func (e *Engine) readSessionTurn(ctx context.Context, sessionID, turnID string) (session.Session, session.Turn, error) {
 	if st, ok := e.store.(sessionTurnReader); ok {
-		return st.GetSessionTurn(ctx, sessionID, turnID)
+		s, t, _, err := st.GetSessionTurnResults(ctx, sessionID, turnID, nil)
+		return s, t, err
 	}
 	s, err := e.store.GetSession(ctx, sessionID)
 	if err != nil {
@@ -357,7 +374,8 @@ func (e *Engine) readSessionTurn(ctx context.Context, sessionID, turnID string) 
 // sessionTurnReader is a Store that reads a Session and one of its turns in one request (store/dynamo); a Store
 // without it is read with GetSession and GetTurn.
 type sessionTurnReader interface {
-	GetSessionTurn(ctx context.Context, sessionID, turnID string) (session.Session, session.Turn, error)
+	// GetSessionTurnResults also reads the stored results of callIDs (absent when not stored).
+	GetSessionTurnResults(ctx context.Context, sessionID, turnID string, callIDs []string) (session.Session, session.Turn, map[string]session.ToolResult, error)
 }
 
 // GetSession returns a Session of projectID, or ErrNotFound for a missing, deleted or foreign one.

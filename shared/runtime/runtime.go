@@ -22,7 +22,6 @@ import (
 	"github.com/baton-run/baton/shared/harness/mcp"
 	"github.com/baton-run/baton/shared/harness/scripted"
 	"github.com/baton-run/baton/shared/profile"
-	"github.com/baton-run/baton/shared/session"
 	"github.com/baton-run/baton/shared/statemachine"
 )
 
@@ -30,8 +29,8 @@ import (
 // load the runtime uses to decline a task it cannot serve before BeginRunFrom, which starts from that read, writes anything.
 type Engine interface {
 	RegisterRuntime(ctx context.Context, r engine.RuntimeInfo) error
-	PeekTurn(ctx context.Context, sessionID, turnID string) (session.Turn, session.Session, error)
-	BeginRunFrom(ctx context.Context, s session.Session, t session.Turn) (*engine.Run, error)
+	PeekTurn(ctx context.Context, sessionID, turnID string) (engine.Peek, error)
+	BeginRunFrom(ctx context.Context, p engine.Peek) (*engine.Run, error)
 }
 
 // Activities is the Step Functions activity worker API; *sfn.Client implements it (against AWS or the local
@@ -389,7 +388,8 @@ func answerFinal(err error) bool {
 // error classify maps to Baton.RuntimeIncapable) before anything is written, so another runtime takes the task
 // from a clean state. A turn that is terminal or cancelled skips that decision: BeginRunFrom reports it not runnable.
 func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harness.Outcome, error) {
-	turn, sess, err := r.eng.PeekTurn(ctx, in.SessionID, in.TurnID)
+	peek, err := r.eng.PeekTurn(ctx, in.SessionID, in.TurnID)
+	turn, sess := peek.Turn, peek.Session
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("peek turn: %w", err)
 	}
@@ -406,7 +406,7 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 			return harness.Outcome{}, &incapableError{missing: missing}
 		}
 	}
-	run, err := r.eng.BeginRunFrom(ctx, sess, turn)
+	run, err := r.eng.BeginRunFrom(ctx, peek)
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("begin run: %w", err)
 	}

@@ -241,32 +241,41 @@ func TestACompletionAfterACancelWritesNothing(t *testing.T) {
 	}
 }
 
-// historyReads is the store that counts ItemsOfSession (the history Query); everything else is the DynamoDB
-// store's, including the Session-and-turn read.
-type historyReads struct {
+// resumeReads is the store that counts ItemsOfSession (the history Query) and GetResults (the round's results read
+// on their own); everything else is the DynamoDB store's, including the Session-and-turn read.
+type resumeReads struct {
 	*dynamo.Store
-	mu sync.Mutex
-	n  int
+	mu               sync.Mutex
+	history, results int
 }
 
-func (h *historyReads) ItemsOfSession(ctx context.Context, sessionID string) ([]session.Item, error) {
+func (h *resumeReads) ItemsOfSession(ctx context.Context, sessionID string) ([]session.Item, error) {
 	h.mu.Lock()
-	h.n++
+	h.history++
 	h.mu.Unlock()
 	return h.Store.ItemsOfSession(ctx, sessionID)
 }
 
-func (h *historyReads) count() int { h.mu.Lock(); defer h.mu.Unlock(); return h.n }
+func (h *resumeReads) GetResults(ctx context.Context, sessionID string, callIDs []string) (map[string]session.ToolResult, error) {
+	h.mu.Lock()
+	h.results++
+	h.mu.Unlock()
+	return h.Store.GetResults(ctx, sessionID, callIDs)
+}
+
+// counts returns the reads so far: history, results.
+func (h *resumeReads) counts() (int, int) { h.mu.Lock(); defer h.mu.Unlock(); return h.history, h.results }
 
 // TestAResumeInTheProcessThatParkedReadsNoHistory: the run that resumes a turn in the process whose run parked it
-// takes that run's history instead of reading the Session's items again, and it is exactly what the store holds
-// (the results applied included). A resume in another process, or one after the Session's items changed, reads.
+// (as a runtime does: PeekTurn, then BeginRunFrom) takes that run's history instead of reading the Session's items
+// again, and it is exactly what the store holds (the results applied included); the round's results come with the
+// peek's read. A resume in another process reads both.
 func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st := stack.Shared(t)
-	store := &historyReads{Store: dynamo.New(stack.DynamoDB(st), st.Table)}
+	store := &resumeReads{Store: dynamo.New(stack.DynamoDB(st), st.Table)}
 	clk := &clock{now: time.Now()}
 	newEngine := func() *engine.Engine {
 		return engine.New(engine.Options{Store: store, Orchestrator: &faultyOrch{}, Clock: clk.Now})
@@ -310,7 +319,11 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 	// resume begins the resumed run on e and checks its history against the store's.
 	resume := func(e *engine.Engine, sid, tid string) {
 		t.Helper()
-		run, err := e.BeginRun(ctx, sid, tid)
+		peek, err := e.PeekTurn(ctx, sid, tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := e.BeginRunFrom(ctx, peek)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,16 +341,16 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 
 	same := newEngine()
 	sid, tid := park(same)
-	before := store.count()
+	h0, r0 := store.counts()
 	resume(same, sid, tid)
-	if n := store.count() - before; n != 0 {
-		t.Errorf("the resume in the process that parked read the history %d times, want 0", n)
+	if h, r := store.counts(); h != h0 || r != r0 {
+		t.Errorf("the resume in the process that parked read the history %d and the results %d times, want 0 and 0", h-h0, r-r0)
 	}
 
 	sid, tid = park(newEngine())
-	before = store.count()
+	h0, r0 = store.counts()
 	resume(newEngine(), sid, tid)
-	if n := store.count() - before; n != 1 {
-		t.Errorf("a resume in another process read the history %d times, want 1", n)
+	if h, r := store.counts(); h-h0 != 1 || r-r0 != 1 {
+		t.Errorf("a resume in another process read the history %d and the results %d times, want 1 and 1", h-h0, r-r0)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -142,43 +143,63 @@ func distinct(ids []string) []string {
 // each item, not isolated from each other (engine.PeekTurn, whose use fences on both versions). A missing Session
 // or turn is ErrNotFound (wrapped).
 func (s *Store) GetSessionTurn(ctx context.Context, sessionID, turnID string) (session.Session, session.Turn, error) {
+	ss, t, _, err := s.GetSessionTurnResults(ctx, sessionID, turnID, nil)
+	return ss, t, err
+}
+
+// GetSessionTurnResults is GetSessionTurn that also reads the stored results of callIDs (RESULT# records; a call
+// without a stored result is absent from the map), in the same BatchGetItem while the keys fit one request (more
+// keys cost more requests).
+func (s *Store) GetSessionTurnResults(ctx context.Context, sessionID, turnID string, callIDs []string) (session.Session, session.Turn, map[string]session.ToolResult, error) {
 	pk := sessionPK(sessionID)
 	var meta sessionRecord
 	var snap snapshotRecord
 	var turn turnRecord
 	var found, foundTurn bool
-	err := s.batchGetKeys(ctx, []map[string]types.AttributeValue{key(pk, skMeta), key(pk, skSnapshot), key(pk, turnSK(turnID))},
-		func(item map[string]types.AttributeValue) error {
-			switch item[SortKey].(*types.AttributeValueMemberS).Value {
-			case skMeta:
-				found = true
-				return attributevalue.UnmarshalMap(item, &meta)
-			case skSnapshot:
-				return attributevalue.UnmarshalMap(item, &snap)
-			default:
-				foundTurn = true
-				return attributevalue.UnmarshalMap(item, &turn)
+	results := map[string]session.ToolResult{}
+	keys := []map[string]types.AttributeValue{key(pk, skMeta), key(pk, skSnapshot), key(pk, turnSK(turnID))}
+	for _, id := range distinct(callIDs) {
+		keys = append(keys, key(pk, resultSK(id)))
+	}
+	err := s.batchGetKeys(ctx, keys, func(item map[string]types.AttributeValue) error {
+		sk := item[SortKey].(*types.AttributeValueMemberS).Value
+		switch {
+		case sk == skMeta:
+			found = true
+			return attributevalue.UnmarshalMap(item, &meta)
+		case sk == skSnapshot:
+			return attributevalue.UnmarshalMap(item, &snap)
+		case strings.HasPrefix(sk, resultSK("")):
+			var r resultRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return err
 			}
-		})
+			results[r.CallID] = resultFromItem(r)
+			return nil
+		default:
+			foundTurn = true
+			return attributevalue.UnmarshalMap(item, &turn)
+		}
+	})
 	if err != nil {
-		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s with turn %s: %w", sessionID, turnID, err)
+		return session.Session{}, session.Turn{}, nil, fmt.Errorf("get session %s with turn %s: %w", sessionID, turnID, err)
 	}
 	if !found {
-		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s: %w", sessionID, engine.ErrNotFound)
+		return session.Session{}, session.Turn{}, nil, fmt.Errorf("get session %s: %w", sessionID, engine.ErrNotFound)
 	}
 	if !foundTurn {
-		return session.Session{}, session.Turn{}, fmt.Errorf("get turn %s of session %s: %w", turnID, sessionID, engine.ErrNotFound)
+		return session.Session{}, session.Turn{}, nil, fmt.Errorf("get turn %s of session %s: %w", turnID, sessionID, engine.ErrNotFound)
 	}
 	if snap.Snapshot == "" {
-		return session.Session{}, session.Turn{}, fmt.Errorf("get session %s: its configuration snapshot is missing", sessionID)
+		return session.Session{}, session.Turn{}, nil, fmt.Errorf("get session %s: its configuration snapshot is missing", sessionID)
 	}
 	ss, err := sessionFromItem(meta, snap)
 	if err != nil {
-		return session.Session{}, session.Turn{}, err
+		return session.Session{}, session.Turn{}, nil, err
 	}
 	t, err := turnFromItem(turn)
 	if err != nil {
-		return session.Session{}, session.Turn{}, err
+		return session.Session{}, session.Turn{}, nil, err
 	}
-	return ss, t, nil
+	return ss, t, results, nil
 }
