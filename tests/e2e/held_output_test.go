@@ -264,7 +264,11 @@ func (h *resumeReads) GetResults(ctx context.Context, sessionID string, callIDs 
 }
 
 // counts returns the reads so far: history, results.
-func (h *resumeReads) counts() (int, int) { h.mu.Lock(); defer h.mu.Unlock(); return h.history, h.results }
+func (h *resumeReads) counts() (int, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.history, h.results
+}
 
 // TestAResumeInTheProcessThatParkedReadsNoHistory: the run that resumes a turn in the process whose run parked it
 // (as a runtime does: PeekTurn, then BeginRunFrom) takes that run's history instead of reading the Session's items
