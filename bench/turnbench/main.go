@@ -14,7 +14,9 @@
 //     Gateway would make them), API Gateway requests; memory sizes from template.yaml;
 //   - the latency from the tool-result POST to the turn's agent.session.turn.completed event on the SSE stream
 //     (p50/p95), beside one DynamoDB Local UpdateItem round trip (p50/p95) measured in the same run, and a
-//     histogram of it as a PNG;
+//     histogram of it as a PNG; then where that latency went, segment by segment (the client's readings and the
+//     turn's Step Functions history, breakdown.go), and DynamoDB Local's round trip for each kind of request a turn
+//     makes;
 //   - a load phase: many sessions open at once, each one turn of several inline round trips, driven by a bounded
 //     pool of client workers; throughput in handoffs per second, then a check against the table (each result
 //     stored once, one function_call_output item per call) and every execution's Step Functions history (exactly
