@@ -14,7 +14,9 @@
 //     Gateway would make them), API Gateway requests; memory sizes from template.yaml;
 //   - the latency from the tool-result POST to the turn's agent.session.turn.completed event on the SSE stream
 //     (p50/p95), beside one DynamoDB Local UpdateItem round trip (p50/p95) measured in the same run, and a
-//     histogram of it as a PNG;
+//     histogram of it as a PNG; then where that latency went, segment by segment (the client's readings and the
+//     turn's Step Functions history, breakdown.go), and DynamoDB Local's round trip for each kind of request a turn
+//     makes;
 //   - a load phase: many sessions open at once, each one turn of several inline round trips, driven by a bounded
 //     pool of client workers; throughput in handoffs per second, then a check against the table (each result
 //     stored once, one function_call_output item per call) and every execution's Step Functions history (exactly
@@ -197,15 +199,24 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	var latencies []time.Duration
+	var marks []turnMarks
 	for i := 0; i < cfg.turns; i++ {
 		d, err := b2.turn(ctx, nil)
 		if err != nil {
 			return err
 		}
 		latencies = append(latencies, d)
+		marks = append(marks, b2.last)
 	}
 	update, err := updateItemRoundTrips(ctx, p2.Stack, cfg.updates)
 	if err != nil {
+		return err
+	}
+	resume, err := b2.resumeBreakdown(ctx, marks)
+	if err != nil {
+		return err
+	}
+	if resume.ops, err = dynamoOpRoundTrips(ctx, p2.Stack.DynamoDBURL, p2.Stack.Table, cfg.updates); err != nil {
 		return err
 	}
 	var load *loadResult
@@ -220,6 +231,7 @@ func run(ctx context.Context, cfg config) error {
 	var buf bytes.Buffer
 	w := io.MultiWriter(os.Stdout, &buf)
 	report(w, counted, latencies, update)
+	reportBreakdown(w, resume, update)
 	reportStreaming(w, streaming)
 	estimate := cost.Price(usageOf(counted, memoryMB))
 	reportCost(w, counted, memoryMB, estimate)
@@ -343,6 +355,8 @@ type bench struct {
 	// launcherProxy and runtimeProxy, when set, count the DynamoDB requests and consumed units of the launcher
 	// process and of the runtime.
 	launcherProxy, runtimeProxy *countingProxy
+	// last are the client's readings of the latest turn (resumeBreakdown).
+	last turnMarks
 }
 
 // newBench returns a bench whose Agents API client sends its requests through meter, without retries.
@@ -453,9 +467,15 @@ func (b *bench) turn(ctx context.Context, c *turnCounts) (time.Duration, error) 
 			if err := sessions.Events.New(ctx, s.ID, openai.BetaAgentSessionEventNewParams{Events: []openai.AgentSessionInputParamUnion{result}}); err != nil {
 				return 0, explain("post tool result", err)
 			}
+			b.last = turnMarks{turnID: turnID, sent: sent, posted: time.Now()}
+			continue
+		}
+		if !sent.IsZero() && b.last.first.IsZero() {
+			b.last.first = time.Now()
 		}
 		if ev.Type == "agent.session.turn.completed" && ev.TurnID == turnID && !sent.IsZero() {
 			latency = time.Since(sent)
+			b.last.done = sent.Add(latency)
 		}
 		if ev.Type == "agent.session.turn.failed" {
 			return 0, fmt.Errorf("turn %s failed: %s", ev.TurnID, ev.RawJSON())

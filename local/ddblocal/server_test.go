@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -282,5 +285,35 @@ func TestStartRefusesATakenPortNamingIt(t *testing.T) {
 				t.Errorf("error %q, want it to start with %q", got, want)
 			}
 		})
+	}
+}
+
+// TestServerJVMRunsC1AndSerialGC reads the running JVM's effective flags (jcmd VM.flags, from the JDK that
+// compiles the loopback launcher): DynamoDB Local runs with the C1 compiler only and the serial collector, the
+// options that let a fresh DynamoDB Local reach its steady latency within a few hundred requests
+// (docs/internals.md §L2).
+func TestServerJVMRunsC1AndSerialGC(t *testing.T) {
+	t.Parallel()
+	dir := modulesDir(t)
+	jcmd, err := exec.LookPath("jcmd")
+	if err != nil {
+		t.Fatalf("jcmd (part of the JDK the loopback launcher is compiled with): %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := ddblocal.Start(ctx, ddblocal.Config{ModulesDir: dir, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	out, err := exec.Command(jcmd, strconv.Itoa(s.PID()), "VM.flags").CombinedOutput()
+	if err != nil {
+		t.Fatalf("jcmd VM.flags: %v\n%s", err, out)
+	}
+	flags := strings.Fields(string(out))
+	for _, want := range []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"} {
+		if !slices.Contains(flags, want) {
+			t.Errorf("DynamoDB Local's JVM runs without %s; its flags: %s", want, out)
+		}
 	}
 }
