@@ -90,9 +90,16 @@ type PendingCall struct {
 // and item.added each, then session.in_progress (required actions cleared) and turn.in_progress
 // (docs/agents-api.md §2.6). Returns ErrTurnNotRunnable for a terminal or cancelled turn.
 //
+// The start or resume is held output (see "Held output"): it is written by the run's first commit, in the same
+// transaction as the output that follows it (or by Flush, or DeltaFlushInterval later, whichever comes first).
+// That commit is conditional on the versions of the Session and turn read here, so it fences a second run of the
+// same turn off exactly as a commit of its own would, and it re-checks that the turn is still queued, or waiting
+// in the same round; otherwise it fails with ErrTurnNotRunnable and nothing of the run is written. The run's
+// Session and Turn are the ones read here until that commit.
+//
 // The history is the Session's items as the store has them, or — when this process's run parked the turn and no
 // item of the Session changed since (Session.ItemsRevision) — that run's history (historyCache), plus the items
-// this resume applied.
+// this resume applies, as it will write them.
 func (e *Engine) BeginRun(ctx context.Context, sessionID, turnID string) (*Run, error) {
 	return e.beginRun(ctx, sessionID, turnID, Peek{}, false)
 }
@@ -140,17 +147,26 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, p P
 	if peeked && t.Status != session.TurnQueued && t.Status != session.TurnWaiting {
 		return nil, errStalePeek // no write below would fence a stale read
 	}
-	itemsRead := s.ItemsRevision // the writer below moves it
 	run := &Run{e: e, indexes: map[string]int{}}
-	w := newWriter(&s)
-	now := e.now()
+	// The begin below is held (see "Held output"): it rides on the run's first commit, whose version checks on
+	// the Session and turn read here fence the run off as the begin's own commit would, and it checks again that
+	// the turn is still where this read found it.
+	var begin change
+	var added []session.Item // the function_call_output items the resume writes, as it will write them
 	switch t.Status {
 	case session.TurnQueued:
-		t.Status = session.TurnInProgress
-		t.StartedAt = &now
-		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
+		begin = func(s *session.Session, t *session.Turn, w *writer) error {
+			if t.Status != session.TurnQueued {
+				return fmt.Errorf("start turn %s: it is %s, no longer queued: %w", t.ID, t.Status, ErrTurnNotRunnable)
+			}
+			now := e.now()
+			t.Status = session.TurnInProgress
+			t.StartedAt = &now
+			w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = *t })
+			return nil
+		}
 	case session.TurnWaiting:
-		if !t.BeginResume() {
+		if probe := t; !probe.BeginResume() {
 			if peeked {
 				return nil, errStalePeek
 			}
@@ -163,43 +179,52 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, p P
 				return nil, err
 			}
 		}
-		for _, id := range t.PendingCalls {
+		for i, id := range t.PendingCalls {
 			r := results[id]
 			status := session.ItemCompleted
 			if !r.Success {
 				status = session.ItemFailed
 			}
-			it := session.Item{Type: session.ItemFunctionCallOutput, TurnID: t.ID, CallID: id, Output: r.Output, Error: r.Error, Status: status}
-			it = w.item("fco", it)
-			w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
+			seq := s.ItemSeq + int64(i) + 1
+			added = append(added, session.Item{ID: itemID("fco", seq), Seq: seq, Type: session.ItemFunctionCallOutput, TurnID: t.ID, CallID: id, Output: r.Output, Error: r.Error, Status: status})
 		}
-		s.Status = session.StatusInProgress
-		s.RequiredActions = nil
-		w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = s })
-		w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = t })
+		round := t.Round
+		begin = func(s *session.Session, t *session.Turn, w *writer) error {
+			if t.Status != session.TurnWaiting || t.Round != round || !t.BeginResume() {
+				return fmt.Errorf("resume turn %s round %d: it was resumed or moved on meanwhile: %w", t.ID, round, ErrTurnNotRunnable)
+			}
+			for _, want := range added {
+				it := want
+				it.Seq = 0
+				if it = w.item("fco", it); it.Seq != want.Seq {
+					return fmt.Errorf("resume turn %s: the Session's items moved under its run (seq %d, want %d)", t.ID, it.Seq, want.Seq)
+				}
+				w.event(session.EventItemAdded, t.ID, func(m map[string]any) { m["item"] = it; m["output_index"] = nil })
+			}
+			s.Status = session.StatusInProgress
+			s.RequiredActions = nil
+			w.event(session.EventSessionInProgress, "", func(m map[string]any) { m["session"] = *s })
+			w.event(session.EventTurnInProgress, t.ID, func(m map[string]any) { m["turn"] = *t })
+			return nil
+		}
 		run.Resumed = true
 	case session.TurnInProgress:
 		// A retried activity task of a turn no harness applied output to yet: continue without new events.
 	}
-	if len(w.events) > 0 {
-		s.LastActiveAt = now
-		c := Commit{Session: &s, SessionVersion: s.Version, Turns: []TurnWrite{{Turn: t, Version: t.Version}}, Items: w.items, Events: w.events}
-		if err := e.commit(ctx, c); err != nil {
-			return nil, err
-		}
-		s.Version++
-		t.Version++
-	}
-	hist, ok := e.history.take(sessionID, itemsRead)
-	if ok {
-		hist = withItems(hist, w.items)
-	} else {
+	hist, ok := e.history.take(sessionID, s.ItemsRevision)
+	if !ok {
 		var err error
 		if hist, err = e.store.ItemsOfSession(ctx, sessionID); err != nil {
 			return nil, err
 		}
 	}
+	hist = append(hist, added...)
 	run.Session, run.Turn, run.History = s, t, hist
+	if begin != nil {
+		run.held = []change{begin}
+		run.heldItems = len(added)
+		run.startTimer(ctx)
+	}
 	if t.Round > 0 {
 		for _, q := range t.Queued {
 			run.Queued = append(run.Queued, PendingCall{CallID: q.CallID, Name: q.Name, Arguments: q.Arguments})
@@ -408,17 +433,16 @@ func answersAll(results map[string]session.ToolResult, calls []string) bool {
 	return true
 }
 
-// withItems returns hist with a commit's item writes applied: new items appended, rewritten ones replaced.
+// withItems returns hist with a commit's item writes applied: new items appended, rewritten ones — and new ones
+// the history already shows (a resume's function_call_output items) — replaced.
 func withItems(hist []session.Item, writes []ItemWrite) []session.Item {
 	for _, iw := range writes {
-		if !iw.Replace {
+		i := slices.IndexFunc(hist, func(it session.Item) bool { return it.Seq == iw.Item.Seq })
+		switch {
+		case i >= 0:
+			hist[i] = iw.Item
+		case !iw.Replace:
 			hist = append(hist, iw.Item)
-			continue
-		}
-		for i := range hist {
-			if hist[i].Seq == iw.Item.Seq {
-				hist[i] = iw.Item
-			}
 		}
 	}
 	return hist

@@ -69,9 +69,10 @@ func eventTypes(t *testing.T, ctx context.Context, eng *engine.Engine, sessionID
 	return evs, types
 }
 
-// TestAShortAnswerAndItsTurnsCompletionAreOneCommit: a message opened, its text, the message finished, the usage
-// and the turn's completion are written by one transaction (engine.Run.Complete), with the events in the order
-// separate commits would have written them, and the message stored under the id StartMessage returned. (The hold
+// TestAShortAnswerAndItsTurnsCompletionAreOneCommit: the turn's start, a message opened, its text, the message
+// finished, the usage and the turn's completion are written by one transaction (engine.Run.Complete), with the
+// events in the order separate commits would have written them, and the message stored under the id StartMessage
+// returned. (The hold
 // is long so that a slow machine cannot make the run's timer write part of it first.)
 func TestAShortAnswerAndItsTurnsCompletionAreOneCommit(t *testing.T) {
 	t.Parallel()
@@ -105,7 +106,7 @@ func TestAShortAnswerAndItsTurnsCompletionAreOneCommit(t *testing.T) {
 	}
 
 	evs, types := eventTypes(t, ctx, eng, sid, seq)
-	want := []string{session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta,
+	want := []string{session.EventTurnInProgress, session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta,
 		session.EventOutputTextDone, session.EventContentPartDone, session.EventItemDone, session.EventTurnCompleted, session.EventSessionIdle}
 	if !slices.Equal(types, want) {
 		t.Fatalf("events %v, want %v", types, want)
@@ -114,8 +115,8 @@ func TestAShortAnswerAndItsTurnsCompletionAreOneCommit(t *testing.T) {
 		Item struct{ ID string } `json:"item"`
 	}
 	var delta struct{ Delta string }
-	_ = json.Unmarshal(evs[0].Data, &added)
-	_ = json.Unmarshal(evs[2].Data, &delta)
+	_ = json.Unmarshal(evs[1].Data, &added)
+	_ = json.Unmarshal(evs[3].Data, &delta)
 	if added.Item.ID != id || delta.Delta != "Hello" {
 		t.Errorf("item.added names %q (StartMessage returned %q), delta %q (want %q)", added.Item.ID, id, delta.Delta, "Hello")
 	}
@@ -159,7 +160,7 @@ func TestHeldOutputIsWrittenWithoutAFurtherCall(t *testing.T) {
 	if err := run.AppendText(ctx, id, "thinking"); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta}
+	want := []string{session.EventTurnInProgress, session.EventItemAdded, session.EventContentPartAdded, session.EventOutputTextDelta}
 	for {
 		_, types := eventTypes(t, ctx, eng, sid, seq)
 		if slices.Equal(types, want) {
@@ -183,8 +184,8 @@ func TestHeldOutputIsWrittenWithoutAFurtherCall(t *testing.T) {
 }
 
 // TestACompletionAfterACancelWritesNothing: the caller cancels while the run holds a whole answer. Complete
-// refuses (the turn is not runnable), nothing of the answer is written — not even the message opening, so there is
-// no half-written message — and the turn stays cancelled with the Session idle. (The hold is long so that the
+// refuses (the turn is not runnable), nothing of the run is written — not its start, not even the message opening,
+// so there is no half-written message — and the turn stays cancelled with the Session idle. (The hold is long so that the
 // run's timer cannot write the answer before the cancel.)
 func TestACompletionAfterACancelWritesNothing(t *testing.T) {
 	t.Parallel()
@@ -272,8 +273,8 @@ func (h *resumeReads) counts() (int, int) {
 
 // TestAResumeInTheProcessThatParkedReadsNoHistory: the run that resumes a turn in the process whose run parked it
 // (as a runtime does: PeekTurn, then BeginRunFrom) takes that run's history instead of reading the Session's items
-// again, and it is exactly what the store holds (the results applied included); the round's results come with the
-// peek's read. A resume in another process reads both.
+// again, and it is exactly what the store holds once the resume is written (the results applied included); the
+// round's results come with the peek's read. A resume in another process reads both.
 func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -331,6 +332,9 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := run.Flush(ctx); err != nil { // the held resume
+			t.Fatal(err)
+		}
 		stored, err := store.Store.ItemsOfSession(ctx, sid)
 		if err != nil {
 			t.Fatal(err)
@@ -356,5 +360,66 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 	resume(newEngine(), sid, tid)
 	if h, r := store.counts(); h-h0 != 1 || r-r0 != 1 {
 		t.Errorf("a resume in another process read the history %d and the results %d times, want 1 and 1", h-h0, r-r0)
+	}
+}
+
+// TestOnlyOneOfTwoRunsOfATurnWrites: two runs begun from the same read of a queued turn (a retried activity task
+// taken while the first is still running) both hold their start; the first to write wins, and the other's write
+// fails with ErrTurnNotRunnable and writes nothing, so the turn is started once and shows one answer.
+func TestOnlyOneOfTwoRunsOfATurnWrites(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := &clock{now: time.Now()}
+	eng, sid := queuedTurn(t, ctx, clk, time.Hour)
+	s, err := eng.GetSession(ctx, heldProject, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peek, err := eng.PeekTurn(ctx, sid, s.ActiveTurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(run *engine.Run, text string) error {
+		id, err := run.StartMessage(ctx, session.PhaseFinalAnswer)
+		if err != nil {
+			return err
+		}
+		if err := run.FinishMessage(ctx, id, text); err != nil {
+			return err
+		}
+		return run.Complete(ctx)
+	}
+	first, err := eng.BeginRunFrom(ctx, peek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := eng.BeginRunFrom(ctx, peek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := answer(first, "first"); err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	seq := func() int64 {
+		s, err := eng.GetSession(ctx, heldProject, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.EventSeq
+	}
+	after := seq()
+	if err := answer(second, "second"); !errors.Is(err, engine.ErrTurnNotRunnable) {
+		t.Fatalf("second run: %v, want ErrTurnNotRunnable", err)
+	}
+	if err := second.Flush(ctx); !errors.Is(err, engine.ErrTurnNotRunnable) {
+		t.Fatalf("second run's flush: %v, want ErrTurnNotRunnable", err)
+	}
+	if got := seq(); got != after {
+		t.Errorf("the second run wrote %d events", got-after)
+	}
+	_, types := eventTypes(t, ctx, eng, sid, peek.Session.EventSeq)
+	if n := slices.Index(types, session.EventTurnInProgress); n != 0 || slices.Contains(types[1:], session.EventTurnInProgress) {
+		t.Errorf("events %v: want one turn.in_progress, first", types)
 	}
 }
