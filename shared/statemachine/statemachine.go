@@ -74,7 +74,7 @@ type ActivityInput struct {
 // ActivityOutput is what a runtime answers with SendTaskSuccess, always with "settled" (the AfterRun Choice reads
 // it): {"status":"requires_action","round":n,"settled":false}, where round is the turn's round the calls were
 // requested in (1-based), or {"status":"completed","settled":b}. Settled true means the runtime committed the
-// turn as completed itself (engine.Settle), so the execution ends at Done with no Settle task; false means the
+// turn as completed itself (engine.Run.Complete, with its final output), so the execution ends at Done with no Settle task; false means the
 // harness completed but the runtime did not commit it (the turn was cancelled meanwhile, or the write failed),
 // and the Settle task settles it (docs/internals.md "The turn state machine").
 type ActivityOutput struct {
