@@ -410,8 +410,14 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 	if err != nil {
 		return harness.Outcome{}, fmt.Errorf("begin run: %w", err)
 	}
+	// A task that fails before the harness runs still writes the run's held start or resume (as harness.Run's own
+	// flush would), so the turn's events show it began before Settle ends it; nothing is left to the run's timer.
+	fail := func(err error) (harness.Outcome, error) {
+		_ = run.Flush(ctx)
+		return harness.Outcome{}, err
+	}
 	if modelErr != nil {
-		return harness.Outcome{}, modelErr
+		return fail(modelErr)
 	}
 	job := harness.JobOf(run)
 	job.MCP = r.cfg.MCP
@@ -426,7 +432,7 @@ func (r *Runtime) step(ctx context.Context, in statemachine.ActivityInput) (harn
 	if r.cfg.Tools != nil {
 		tools, release, err := r.cfg.Tools.Tools(ctx, in.SessionID, job.Config)
 		if err != nil {
-			return harness.Outcome{}, &harness.ConfigError{Cause: err.Error(), Err: err}
+			return fail(&harness.ConfigError{Cause: err.Error(), Err: err})
 		}
 		defer release()
 		job.Builtins = tools
