@@ -8,10 +8,12 @@ import (
 	"github.com/baton-run/baton/shared/session"
 )
 
-// History cache limits: how many Sessions' histories a process keeps, and for how long. A turn's resume usually
-// follows its park within seconds (the caller answers a required action); an entry is dropped once used.
+// History cache limits: how many Sessions' histories a process keeps, how many bytes of item content in all (a
+// history larger than a quarter of that is not kept), and for how long. A turn's resume usually follows its park
+// within seconds (the caller answers a required action); an entry is dropped once used.
 const (
 	historyCacheSessions = 256
+	historyCacheBytes    = 64 << 20
 	historyCacheTTL      = 10 * time.Minute
 )
 
@@ -24,11 +26,14 @@ const (
 type historyCache struct {
 	mu      sync.Mutex
 	entries map[string]historyEntry
+	// bytes is the sum of the entries' sizes (itemsSize).
+	bytes int
 }
 
 type historyEntry struct {
 	revision int64
 	items    []session.Item
+	size     int
 	at       time.Time
 	// turnID and calls are the turn the run parked and the calls of its round (for PeekTurn).
 	turnID string
@@ -36,26 +41,55 @@ type historyEntry struct {
 }
 
 // put remembers a copy of items as the Session's history at revision, with the turn the run parked and its round's
-// calls, dropping expired entries and, when full, the oldest.
+// calls, dropping expired entries and, to stay within historyCacheSessions and historyCacheBytes, the oldest.
 func (c *historyCache) put(sessionID string, revision int64, items []session.Item, turnID string, calls []string) {
 	now := time.Now()
+	size := itemsSize(items)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = map[string]historyEntry{}
 	}
-	oldest := ""
+	c.drop(sessionID)
 	for k, e := range c.entries {
 		if now.Sub(e.at) > historyCacheTTL {
-			delete(c.entries, k)
-		} else if oldest == "" || e.at.Before(c.entries[oldest].at) {
-			oldest = k
+			c.drop(k)
 		}
 	}
-	if _, ok := c.entries[sessionID]; !ok && len(c.entries) >= historyCacheSessions {
-		delete(c.entries, oldest)
+	if size > historyCacheBytes/4 {
+		return
 	}
-	c.entries[sessionID] = historyEntry{revision: revision, items: slices.Clone(items), at: now, turnID: turnID, calls: slices.Clone(calls)}
+	for len(c.entries) >= historyCacheSessions || c.bytes+size > historyCacheBytes {
+		oldest := ""
+		for k, e := range c.entries {
+			if oldest == "" || e.at.Before(c.entries[oldest].at) {
+				oldest = k
+			}
+		}
+		c.drop(oldest)
+	}
+	c.entries[sessionID] = historyEntry{revision: revision, items: slices.Clone(items), size: size, at: now, turnID: turnID, calls: slices.Clone(calls)}
+	c.bytes += size
+}
+
+// drop forgets the Session's entry, if any; c.mu is held.
+func (c *historyCache) drop(sessionID string) {
+	if e, ok := c.entries[sessionID]; ok {
+		c.bytes -= e.size
+		delete(c.entries, sessionID)
+	}
+}
+
+// itemsSize estimates the memory of a history: each item's content and raw values plus a fixed part.
+func itemsSize(items []session.Item) int {
+	n := 0
+	for _, it := range items {
+		n += 256 + len(it.Arguments) + len(it.Output) + len(it.Error) + len(it.Command) + len(it.Cwd)
+		for _, p := range it.Content {
+			n += 64 + len(p.Text) + len(p.ImageURL)
+		}
+	}
+	return n
 }
 
 // calls returns the calls a run of this process parked the Session's turn on, if it did (the entry stays).
@@ -76,7 +110,7 @@ func (c *historyCache) take(sessionID string, revision int64) ([]session.Item, b
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[sessionID]
-	delete(c.entries, sessionID)
+	c.drop(sessionID)
 	if !ok || e.revision != revision || time.Since(e.at) > historyCacheTTL {
 		return nil, false
 	}

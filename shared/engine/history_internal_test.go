@@ -44,6 +44,34 @@ func TestTheHistoryCacheAnswersOnlyForTheRevisionItWasTakenAt(t *testing.T) {
 	}
 }
 
+// TestTheHistoryCacheKeepsWithinItsByteBudget: a history larger than a quarter of the budget is not kept, and
+// entries are evicted oldest first to stay within historyCacheBytes.
+func TestTheHistoryCacheKeepsWithinItsByteBudget(t *testing.T) {
+	t.Parallel()
+	var c historyCache
+	big := []session.Item{{Seq: 1, Output: make([]byte, historyCacheBytes/4+1)}}
+	c.put("sess_big", 1, big, "turn_a", nil)
+	if _, ok := c.take("sess_big", 1); ok {
+		t.Error("a history over a quarter of the budget was kept")
+	}
+	fifth := []session.Item{{Seq: 1, Output: make([]byte, historyCacheBytes/5)}}
+	for i := range 6 {
+		c.put(fmt.Sprintf("sess_%d", i), 1, fifth, "turn_a", nil)
+	}
+	if c.bytes > historyCacheBytes {
+		t.Errorf("%d bytes kept, budget %d", c.bytes, historyCacheBytes)
+	}
+	if _, ok := c.take("sess_0", 1); ok {
+		t.Error("the oldest entry was kept over the budget")
+	}
+	if _, ok := c.take("sess_5", 1); !ok {
+		t.Error("the newest entry was evicted")
+	}
+	if c.bytes != itemsSize(fifth)*(len(c.entries)) {
+		t.Errorf("bytes %d do not add up to the %d entries left", c.bytes, len(c.entries))
+	}
+}
+
 // TestEveryItemWriteMovesTheItemsRevision: appending and rewriting items moves Session.ItemsRevision, which is what
 // makes a cached history safe to reuse while it is unchanged.
 func TestEveryItemWriteMovesTheItemsRevision(t *testing.T) {

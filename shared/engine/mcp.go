@@ -120,7 +120,9 @@ func (r *Run) openOutputItem(ctx context.Context, prefix string, item session.It
 		return nil
 	})
 	if err == nil {
+		r.mu.Lock()
 		r.indexes[id] = *r.History[len(r.History)-1].OutputIndex
+		r.mu.Unlock()
 	}
 	return id, err
 }
@@ -128,15 +130,17 @@ func (r *Run) openOutputItem(ctx context.Context, prefix string, item session.It
 // closeOutputItem replaces the output item itemID, opened by openOutputItem in this run, with finish applied to it,
 // and emits its item.done event. An item not open in this run is an error naming op.
 func (r *Run) closeOutputItem(ctx context.Context, op, itemID string, finish func(it *session.Item)) error {
+	r.mu.Lock()
 	idx, ok := r.indexes[itemID]
-	if !ok {
-		return fmt.Errorf("%s: item %s is not open in this run", op, itemID)
-	}
 	var item session.Item
 	for _, it := range r.History {
 		if it.ID == itemID {
 			item = it
 		}
+	}
+	r.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s: item %s is not open in this run", op, itemID)
 	}
 	return r.apply(ctx, func(s *session.Session, t *session.Turn, w *writer) error {
 		it := item

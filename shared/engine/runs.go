@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,8 @@ var ErrTurnNotRunnable = errors.New("turn is not runnable")
 // the history the model sees. Its methods append output durably, each in one transaction, and fail with
 // ErrTurnNotRunnable once the turn was cancelled or ended. Output that nothing waits on (a message opened or
 // finished, text, usage, a stop reason) is held and written by the run's next commit (see "Held output" below).
+// Session, Turn and History are the state the run's last commit left (or BeginRun read); the run's timer may
+// change them, so read them with Snapshot while the run is in use.
 type Run struct {
 	e       *Engine
 	Session session.Session
@@ -51,6 +54,14 @@ type Run struct {
 	flushErr error
 	// usage is token usage RecordUsage staged for the run's next commit; nil = none.
 	usage *session.Usage
+}
+
+// Snapshot returns the run's Session, Turn and History as of now. Use it, not the fields, once the run may be
+// writing held output on its timer (after BeginRun returned); the history's items are never changed in place.
+func (r *Run) Snapshot() (session.Session, session.Turn, []session.Item) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.Session, r.Turn, r.History
 }
 
 // change is one output change of a run, applied to fresh copies of the Session and Turn within a commit.
@@ -186,7 +197,7 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, p P
 				status = session.ItemFailed
 			}
 			seq := s.ItemSeq + int64(i) + 1
-			added = append(added, session.Item{ID: itemID("fco", seq), Seq: seq, Type: session.ItemFunctionCallOutput, TurnID: t.ID, CallID: id, Output: r.Output, Error: r.Error, Status: status})
+			added = append(added, storedItem(session.Item{ID: itemID("fco", seq), Seq: seq, Type: session.ItemFunctionCallOutput, TurnID: t.ID, CallID: id, Output: r.Output, Error: r.Error, Status: status}))
 		}
 		round := t.Round
 		begin = func(s *session.Session, t *session.Turn, w *writer) error {
@@ -221,9 +232,18 @@ func (e *Engine) beginRunOnce(ctx context.Context, sessionID, turnID string, p P
 	hist = append(hist, added...)
 	run.Session, run.Turn, run.History = s, t, hist
 	if begin != nil {
+		run.mu.Lock()
+		defer run.mu.Unlock()
 		run.held = []change{begin}
 		run.heldItems = len(added)
 		run.startTimer(ctx)
+		if !holdable(added) {
+			// Too big to ride on another commit (DynamoDB's limits on one transaction): the resume commits on its
+			// own, as the output that follows it may need the whole transaction.
+			if err := run.flushLocked(ctx, nil, false); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if t.Round > 0 {
 		for _, q := range t.Queued {
@@ -423,6 +443,26 @@ func (r *Run) applyLocked(ctx context.Context, change func(s *session.Session, t
 	}
 }
 
+// Held output budget: what a run may hold so that it still fits, with the commit it rides on, in one DynamoDB
+// transaction (100 writes, 4 MB). The largest commit held output rides on is RequestCalls' single commit
+// (singleCommitCalls: 2 writes per call, the Session and the turn).
+const (
+	maxHeldItems = 24
+	maxHeldBytes = 256 << 10
+)
+
+// holdable reports whether a resume that applies items may be held: few enough and small enough items.
+func holdable(items []session.Item) bool {
+	if len(items) > maxHeldItems {
+		return false
+	}
+	n := 0
+	for _, it := range items {
+		n += len(it.Output) + len(it.Error)
+	}
+	return n <= maxHeldBytes
+}
+
 // answersAll reports whether results has a result for every call.
 func answersAll(results map[string]session.ToolResult, calls []string) bool {
 	for _, id := range calls {
@@ -433,19 +473,45 @@ func answersAll(results map[string]session.ToolResult, calls []string) bool {
 	return true
 }
 
-// withItems returns hist with a commit's item writes applied: new items appended, rewritten ones — and new ones
-// the history already shows (a resume's function_call_output items) — replaced.
+// withItems returns hist with a commit's item writes applied, in their stored form (storedItem): new items
+// appended, rewritten ones — and new ones the history already shows (a resume's function_call_output items) —
+// replaced. No item a reader of hist can see is changed in place (a harness may be reading it while the run's timer
+// commits): a rewrite works on a copy.
 func withItems(hist []session.Item, writes []ItemWrite) []session.Item {
+	copied := false
 	for _, iw := range writes {
-		i := slices.IndexFunc(hist, func(it session.Item) bool { return it.Seq == iw.Item.Seq })
+		it := storedItem(iw.Item)
+		i := slices.IndexFunc(hist, func(h session.Item) bool { return h.Seq == it.Seq })
 		switch {
 		case i >= 0:
-			hist[i] = iw.Item
+			if !copied {
+				hist, copied = slices.Clone(hist), true
+			}
+			hist[i] = it
 		case !iw.Replace:
-			hist = append(hist, iw.Item)
+			hist = append(hist, it) // past every reader's length: no one reads it yet
 		}
 	}
 	return hist
+}
+
+// storedItem returns it as the store gives it back: the store encodes raw JSON values compactly (jsonwire), so a
+// history kept in memory shows the model the same bytes as one read from the table.
+func storedItem(it session.Item) session.Item {
+	it.Arguments, it.Output, it.Error = compactJSON(it.Arguments), compactJSON(it.Output), compactJSON(it.Error)
+	return it
+}
+
+// compactJSON returns r without insignificant whitespace (r itself when it has none or is not valid JSON).
+func compactJSON(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return r
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, r) != nil || b.Len() == len(r) {
+		return r
+	}
+	return json.RawMessage(b.Bytes())
 }
 
 // StartMessage opens an assistant message with the given phase (PhaseFinalAnswer or PhaseCommentary): the item
@@ -487,6 +553,13 @@ func (r *Run) StartMessage(ctx context.Context, phase string) (string, error) {
 	r.heldItems++
 	r.heldOutputs++
 	r.indexes[id] = idx
+	if r.heldItems >= maxHeldItems {
+		// Everything held is written now, so held output always fits in one transaction with the commit it
+		// rides on.
+		if err := r.flushLocked(ctx, nil, false); err != nil {
+			return "", err
+		}
+	}
 	return id, nil
 }
 
@@ -601,7 +674,9 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...P
 	if len(calls) == 0 {
 		return 0, errors.New("request calls: no calls")
 	}
-	round := r.Turn.Round + 1
+	r.mu.Lock() // the run's timer may be committing
+	round, sessionID, turnID := r.Turn.Round+1, r.Session.ID, r.Turn.ID
+	r.mu.Unlock()
 	calls = slices.Clone(calls) // absent arguments become {} below; the caller's slice stays as it was
 	stored := make([]session.Call, len(calls))
 	for i, pc := range calls {
@@ -610,14 +685,14 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...P
 			args = json.RawMessage("{}")
 		}
 		calls[i].Arguments = args
-		stored[i] = session.Call{CallID: pc.CallID, TurnID: r.Turn.ID, Round: round, Name: pc.Name, Arguments: args}
+		stored[i] = session.Call{CallID: pc.CallID, TurnID: turnID, Round: round, Name: pc.Name, Arguments: args}
 	}
 	single := len(calls) <= singleCommitCalls
 	if !single {
 		for start := 0; start < len(stored); start += callsPerCallCommit {
 			chunk := stored[start:min(start+callsPerCallCommit, len(stored))]
-			if err := r.e.commit(ctx, Commit{SessionID: r.Session.ID, Calls: chunk}); err != nil {
-				return 0, fmt.Errorf("store calls of turn %s: %w", r.Turn.ID, err)
+			if err := r.e.commit(ctx, Commit{SessionID: sessionID, Calls: chunk}); err != nil {
+				return 0, fmt.Errorf("store calls of turn %s: %w", turnID, err)
 			}
 		}
 	}
@@ -673,7 +748,9 @@ func (r *Run) RequestCalls(ctx context.Context, calls []PendingCall, queued ...P
 	}
 	// The run that resumes this round reads no history when it runs in this process and nothing changed the
 	// Session's items meanwhile (BeginRun).
+	r.mu.Lock()
 	r.e.history.put(r.Session.ID, r.Session.ItemsRevision, r.History, r.Turn.ID, r.Turn.PendingCalls)
+	r.mu.Unlock()
 	return round, nil
 }
 

@@ -83,7 +83,8 @@ type Job struct {
 
 // JobOf returns the Job of a begun engine run (without an MCP connector; the runtime sets Job.MCP).
 func JobOf(r *engine.Run) Job {
-	return Job{TurnID: r.Turn.ID, Config: r.Turn.EffectiveConfig(r.Session), History: r.History, Journal: r, Queued: r.Queued}
+	s, t, history := r.Snapshot()
+	return Job{TurnID: t.ID, Config: t.EffectiveConfig(s), History: history, Journal: r, Queued: r.Queued}
 }
 
 // MaxSteps bounds the model steps of one activity task (steps whose calls all run in the harness — MCP tools and
