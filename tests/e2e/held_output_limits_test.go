@@ -98,7 +98,6 @@ func TestAResumedRunsHistoryIsTheStoresInTheSameProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	eng, _, run := runningTurn(t, ctx, time.Hour)
-	sid, tid := run.Session.ID, run.Turn.ID
 	mid, err := run.StartMCPCall(ctx, engine.MCPCall{CallID: "mcp_1", ServerLabel: "srv", Name: "echo", Arguments: json.RawMessage(`{ "text" : "x" }`)})
 	if err != nil {
 		t.Fatal(err)
@@ -106,17 +105,7 @@ func TestAResumedRunsHistoryIsTheStoresInTheSameProcess(t *testing.T) {
 	if err := run.FinishMCPCall(ctx, mid, json.RawMessage(`{ "content" : [ ] }`), nil, false); err != nil {
 		t.Fatal(err)
 	}
-	round, err := run.RequestCalls(ctx, []engine.PendingCall{{CallID: "call_ws", Name: "f", Arguments: json.RawMessage(`{ "a" : 1 }`)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Park(ctx, sid, tid, round, "token-ws-"+sid); err != nil {
-		t.Fatal(err)
-	}
-	res := session.Input{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: tid, CallID: "call_ws", Success: true, Output: json.RawMessage(`{ "b" : 2 }`)}}
-	if err := eng.PostEvents(ctx, heldProject, sid, []session.Input{res}, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	sid, tid := answerOneCall(t, ctx, eng, run, `{ "a" : 1 }`, `{ "b" : 2 }`)
 	peek, err := eng.PeekTurn(ctx, sid, tid)
 	if err != nil {
 		t.Fatal(err)
@@ -125,17 +114,7 @@ func TestAResumedRunsHistoryIsTheStoresInTheSameProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := resumed.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	st := stack.Shared(t)
-	stored, err := dynamo.New(stack.DynamoDB(st), st.Table).ItemsOfSession(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(stored, resumed.History, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("resumed run's history differs from the store's (-store +run):\n%s", diff)
-	}
+	requireHistoryAsStored(t, ctx, resumed)
 }
 
 // TestAResumedRunsHistoryIsTheStoresInAnotherProcess: as TestAResumedRunsHistoryIsTheStoresInTheSameProcess, with
@@ -146,32 +125,49 @@ func TestAResumedRunsHistoryIsTheStoresInAnotherProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	eng, _, run := runningTurn(t, ctx, time.Hour)
-	sid, tid := run.Session.ID, run.Turn.ID
-	round, err := run.RequestCalls(ctx, []engine.PendingCall{{CallID: "call_ws", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Park(ctx, sid, tid, round, "token-ws2-"+sid); err != nil {
-		t.Fatal(err)
-	}
-	res := session.Input{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: tid, CallID: "call_ws", Success: true, Output: json.RawMessage(`{ "b" : 2 }`)}}
-	if err := eng.PostEvents(ctx, heldProject, sid, []session.Input{res}, "", ""); err != nil {
-		t.Fatal(err)
-	}
+	sid, tid := answerOneCall(t, ctx, eng, run, `{"a":1}`, `{ "b" : 2 }`)
 	st := stack.Shared(t)
 	other := engine.New(engine.Options{Store: dynamo.New(stack.DynamoDB(st), st.Table), Orchestrator: &faultyOrch{}})
 	resumed, err := other.BeginRun(ctx, sid, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := resumed.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stored, err := dynamo.New(stack.DynamoDB(st), st.Table).ItemsOfSession(ctx, sid)
+	requireHistoryAsStored(t, ctx, resumed)
+}
+
+// answerOneCall parks run's turn on one call with the given arguments, stores its task token and answers the call
+// with output (both raw JSON, whitespace kept), and returns the Session and turn ids.
+func answerOneCall(t *testing.T, ctx context.Context, eng *engine.Engine, run *engine.Run, arguments, output string) (string, string) {
+	t.Helper()
+	sid, tid := run.Session.ID, run.Turn.ID
+	round, err := run.RequestCalls(ctx, []engine.PendingCall{{CallID: "call_ws", Name: "f", Arguments: json.RawMessage(arguments)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(stored, resumed.History, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("resumed run's history differs from the store's (-store +run):\n%s", diff)
+	if err := eng.Park(ctx, sid, tid, round, "token-ws-"+sid); err != nil {
+		t.Fatal(err)
+	}
+	res := session.Input{Type: session.InputToolResult, ToolResult: &session.ToolResult{TurnID: tid, CallID: "call_ws", Success: true, Output: json.RawMessage(output)}}
+	if err := eng.PostEvents(ctx, heldProject, sid, []session.Input{res}, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	return sid, tid
+}
+
+// requireHistoryAsStored writes what run holds (its resume) and checks that its history is the Session's items as
+// the table holds them.
+func requireHistoryAsStored(t *testing.T, ctx context.Context, run *engine.Run) {
+	t.Helper()
+	if err := run.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, _, history := run.Snapshot()
+	st := stack.Shared(t)
+	stored, err := dynamo.New(stack.DynamoDB(st), st.Table).ItemsOfSession(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(stored, history, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the run's history differs from the store's (-store +run):\n%s", diff)
 	}
 }

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/baton-run/baton/shared/engine"
 	"github.com/baton-run/baton/shared/session"
 	"github.com/baton-run/baton/shared/store/dynamo"
@@ -333,16 +330,7 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := run.Flush(ctx); err != nil { // the held resume
-			t.Fatal(err)
-		}
-		stored, err := store.Store.ItemsOfSession(ctx, sid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(stored, run.History, cmpopts.EquateEmpty()); diff != "" {
-			t.Errorf("resumed run's history differs from the store's (-store +run):\n%s", diff)
-		}
+		requireHistoryAsStored(t, ctx, run)
 		if !run.Resumed || run.History[len(run.History)-1].Type != session.ItemFunctionCallOutput {
 			t.Errorf("resumed %v, last item %+v; want the applied result last", run.Resumed, run.History[len(run.History)-1])
 		}
