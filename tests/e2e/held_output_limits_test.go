@@ -106,15 +106,7 @@ func TestAResumedRunsHistoryIsTheStoresInTheSameProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	sid, tid := answerOneCall(t, ctx, eng, run, `{ "a" : 1 }`, `{ "b" : 2 }`)
-	peek, err := eng.PeekTurn(ctx, sid, tid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resumed, err := eng.BeginRunFrom(ctx, peek)
-	if err != nil {
-		t.Fatal(err)
-	}
-	requireHistoryAsStored(t, ctx, resumed)
+	requireHistoryAsStored(t, ctx, beginAsARuntime(t, ctx, eng, sid, tid))
 }
 
 // TestAResumedRunsHistoryIsTheStoresInAnotherProcess: as TestAResumedRunsHistoryIsTheStoresInTheSameProcess, with
@@ -152,6 +144,20 @@ func answerOneCall(t *testing.T, ctx context.Context, eng *engine.Engine, run *e
 		t.Fatal(err)
 	}
 	return sid, tid
+}
+
+// beginAsARuntime begins a run of the turn as a runtime does: PeekTurn, then BeginRunFrom that peek.
+func beginAsARuntime(t *testing.T, ctx context.Context, eng *engine.Engine, sessionID, turnID string) *engine.Run {
+	t.Helper()
+	peek, err := eng.PeekTurn(ctx, sessionID, turnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := eng.BeginRunFrom(ctx, peek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 // requireHistoryAsStored writes what run holds (its resume) and checks that its history is the Session's items as

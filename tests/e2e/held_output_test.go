@@ -322,14 +322,7 @@ func TestAResumeInTheProcessThatParkedReadsNoHistory(t *testing.T) {
 	// resume begins the resumed run on e and checks its history against the store's.
 	resume := func(e *engine.Engine, sid, tid string) {
 		t.Helper()
-		peek, err := e.PeekTurn(ctx, sid, tid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := e.BeginRunFrom(ctx, peek)
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := beginAsARuntime(t, ctx, e, sid, tid)
 		requireHistoryAsStored(t, ctx, run)
 		if !run.Resumed || run.History[len(run.History)-1].Type != session.ItemFunctionCallOutput {
 			t.Errorf("resumed %v, last item %+v; want the applied result last", run.Resumed, run.History[len(run.History)-1])

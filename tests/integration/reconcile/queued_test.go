@@ -4,12 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -31,10 +26,9 @@ import (
 // turn queued with a real runtime that is registered and live but takes no task (its GetActivityTask requests pass
 // through sfnProxy, which answers "no task" while it holds them), then run the reconciler.
 
-// sfnProxy is a proxy in front of the Step Functions endpoint that records the operation of every request
-// (X-Amz-Target without the service prefix), holds GetActivityTask (answering, after a short wait, that there
-// is no task, as an empty long poll does) while holding is set, and refuses StartExecution with a 500 while
-// failStarts is set.
+// sfnProxy is a stack.SFNProxy in front of the Step Functions endpoint that records the operation of every request,
+// holds GetActivityTask (answering, after a short wait, that there is no task, as an empty long poll does) while
+// holding is set, and refuses StartExecution with a 500 while failStarts is set.
 type sfnProxy struct {
 	url        string
 	holding    atomic.Bool
@@ -46,39 +40,23 @@ type sfnProxy struct {
 
 func newSFNProxy(t *testing.T, target string) *sfnProxy {
 	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := &sfnProxy{}
-	forward := httputil.NewSingleHostReverseProxy(u)
-	forward.ErrorLog = log.New(io.Discard, "", 0) // a runtime killed at the end of the test cancels its held poll
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AWSStepFunctions.")
+	p.url = stack.SFNProxy(t, target, func(ctx context.Context, op string, _ []byte) (int, string) {
 		p.mu.Lock()
 		p.ops = append(p.ops, op)
 		p.mu.Unlock()
-		answer := func(status int, body string) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			w.WriteHeader(status)
-			_, _ = io.WriteString(w, body)
-		}
 		switch {
 		case op == "GetActivityTask" && p.holding.Load():
 			select {
 			case <-time.After(300 * time.Millisecond):
-			case <-r.Context().Done():
+			case <-ctx.Done():
 			}
-			answer(http.StatusOK, `{}`)
+			return http.StatusOK, `{}`
 		case op == "StartExecution" && p.failStarts.Load():
-			answer(http.StatusInternalServerError, `{"__type":"InternalFailure","message":"injected: StartExecution failed"}`)
-		default:
-			forward.ServeHTTP(w, r)
+			return http.StatusInternalServerError, `{"__type":"InternalFailure","message":"injected: StartExecution failed"}`
 		}
-	}))
-	t.Cleanup(srv.Close)
-	p.url = srv.URL
+		return 0, ""
+	})
 	return p
 }
 
@@ -188,6 +166,23 @@ func lastAnswer(t *testing.T, st *stack.Stack, sessionID string) string {
 	return ""
 }
 
+// newSession creates a Session of an agent that answers "all done", with input when it is not "" (which opens a
+// turn).
+func newSession(t *testing.T, st *stack.Stack, input string) struct{ ID string } {
+	t.Helper()
+	body := map[string]any{"agent_id": replyAgent(t, st, "all done"), "environment": map[string]any{"type": "none"}}
+	if input != "" {
+		body["input"] = input
+	}
+	r := st.Do(t, "POST", "/v1/agents/sessions", body, nil)
+	if r.Status != 201 {
+		t.Fatalf("create session: %d %s", r.Status, r.Body)
+	}
+	var sess struct{ ID string }
+	_ = json.Unmarshal(r.Body, &sess)
+	return sess
+}
+
 // TestAQueuedTurnWhoseExecutionRunsIsLeftAlone: a turn waits queued (its execution running, no runtime has taken
 // the task yet). A reconcile pass asks Step Functions once whether the execution runs and does nothing else: no
 // Step Functions request but that DescribeExecution, no write to the table. When the runtime takes tasks again,
@@ -196,13 +191,7 @@ func TestAQueuedTurnWhoseExecutionRunsIsLeftAlone(t *testing.T) {
 	st, runtimeSFN := heldRuntime(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := st.Do(t, "POST", "/v1/agents/sessions", map[string]any{"agent_id": replyAgent(t, st, "all done"),
-		"environment": map[string]any{"type": "none"}, "input": "hello"}, nil)
-	if r.Status != 201 {
-		t.Fatalf("create session: %d %s", r.Status, r.Body)
-	}
-	var sess struct{ ID string }
-	_ = json.Unmarshal(r.Body, &sess)
+	sess := newSession(t, st, "hello")
 	turnID, status := newestTurn(t, st, sess.ID)
 	if status != "queued" {
 		t.Fatalf("turn is %s, want queued (the runtime takes no task)", status)
@@ -247,13 +236,7 @@ func TestAQueuedTurnWhoseExecutionEndedIsSettledAsFailed(t *testing.T) {
 	st, runtimeSFN := heldRuntime(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := st.Do(t, "POST", "/v1/agents/sessions", map[string]any{"agent_id": replyAgent(t, st, "all done"),
-		"environment": map[string]any{"type": "none"}, "input": "hello"}, nil)
-	if r.Status != 201 {
-		t.Fatalf("create session: %d %s", r.Status, r.Body)
-	}
-	var sess struct{ ID string }
-	_ = json.Unmarshal(r.Body, &sess)
+	sess := newSession(t, st, "hello")
 	turnID, _ := newestTurn(t, st, sess.ID)
 	stopExecution(t, ctx, st, turnID)
 	if got := executionStatus(t, ctx, st, turnID); got != types.ExecutionStatusAborted {
@@ -309,13 +292,7 @@ func TestATurnWhoseStartFailedIsStartedByTheReconciler(t *testing.T) {
 	st := stack.Start(t, stack.Options{ExtraArgs: noScheduledReconcile})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r := st.Do(t, "POST", "/v1/agents/sessions", map[string]any{"agent_id": replyAgent(t, st, "all done"),
-		"environment": map[string]any{"type": "none"}}, nil)
-	if r.Status != 201 {
-		t.Fatalf("create session: %d %s", r.Status, r.Body)
-	}
-	var sess struct{ ID string }
-	_ = json.Unmarshal(r.Body, &sess)
+	sess := newSession(t, st, "")
 
 	failing := newSFNProxy(t, st.SFNURL)
 	failing.failStarts.Store(true)
